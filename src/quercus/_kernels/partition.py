@@ -1,0 +1,54 @@
+"""Routing rows to children and keeping every feature's sorted order per node."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+
+@njit(cache=True)
+def route_numeric(X, rows, feature, threshold, missing_left, out_left):
+    """Flag the rows that go left at a numeric split (value <= threshold)."""
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        v = X[r, feature]
+        out_left[r] = missing_left if np.isnan(v) else v <= threshold
+
+
+@njit(cache=True)
+def route_categorical(X, rows, feature, category_branch, missing_branch, out_left):
+    """Flag the rows that go left (branch 0) at a categorical subset split."""
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        v = X[r, feature]
+        if np.isnan(v):
+            out_left[r] = missing_branch == 0
+        else:
+            out_left[r] = category_branch[int(v)] == 0
+
+
+@njit(parallel=True, cache=True)
+def partition_orders(order, start, end, goes_left, buffer):
+    """Stable partition of ``order[f, start:end]`` for every f: left rows first.
+
+    Sorted order within each side is kept, so children need no new sort. Returns the
+    number of rows that go left.
+    """
+    for f in prange(order.shape[0]):
+        n_left = start
+        n_right = 0
+        for p in range(start, end):
+            r = order[f, p]
+            if goes_left[r]:
+                order[f, n_left] = r
+                n_left += 1
+            else:
+                buffer[f, n_right] = r
+                n_right += 1
+        for k in range(n_right):
+            order[f, n_left + k] = buffer[f, k]
+    count = 0
+    for p in range(start, end):
+        if goes_left[order[0, p]]:
+            count += 1
+    return count

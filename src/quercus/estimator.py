@@ -1,0 +1,238 @@
+"""``DecisionTreeClassifier``: the scikit-learn compatible face of every Quercus learner."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from . import params as P
+from .data.schema import Schema, infer_schema
+from .errors import DataError, NotFittedError
+from .growing.builders import StoppingRules
+from .learners import LEARNERS, Settings
+from .pruning.cost_complexity import PruningPath, pruning_path
+from .tree import LEAF, Tree
+
+__all__ = ["DecisionTreeClassifier"]
+
+
+class DecisionTreeClassifier:
+    """A decision-tree classifier for numeric and categorical features.
+
+    Parameters
+    ----------
+    algorithm : {"cart"}, default="cart"
+        The learner. ``"cart"``: binary splits, numeric thresholds at midpoints, categorical
+        features split by a subset of categories.
+    criterion : {"gini", "entropy"}, default="gini"
+    max_depth : int or None, default=None
+    min_samples_split : int or float, default=2
+        Int: minimum rows to split a node. Float: a fraction of the training rows.
+    min_samples_leaf : int or float, default=1
+    min_weight_fraction_leaf : float, default=0.0
+    min_impurity_decrease : float, default=0.0
+        A node splits only if its weighted impurity decreases by at least this much.
+    max_leaf_nodes : int or None, default=None
+        With a limit, the tree grows best first.
+    class_weight : dict, "balanced" or None, default=None
+    ccp_alpha : float, default=0.0
+        Complexity parameter of minimal cost-complexity pruning.
+    categorical_features : "auto", list of names or indices, or bool mask, default="auto"
+        Which features are categorical; "auto" infers it from the data types.
+
+    Attributes
+    ----------
+    tree_ : quercus.tree.Tree
+        The fitted tree as flat arrays.
+    schema_ : quercus.data.Schema
+        Feature kinds, codebooks and class labels.
+    classes_, n_classes_, n_features_in_, feature_names_in_, feature_importances_
+    """
+
+    _estimator_type = "classifier"
+
+    def __init__(self, algorithm="cart", criterion="gini", max_depth=None, min_samples_split=2,
+                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0,
+                 max_leaf_nodes=None, class_weight=None, ccp_alpha=0.0,
+                 categorical_features="auto"):
+        self.algorithm = algorithm
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_leaf_nodes = max_leaf_nodes
+        self.class_weight = class_weight
+        self.ccp_alpha = ccp_alpha
+        self.categorical_features = categorical_features
+
+    # -- scikit-learn protocol -------------------------------------------------------------
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        signature = inspect.signature(cls.__init__)
+        return [p for p in signature.parameters if p != "self"]
+
+    def get_params(self, deep: bool = True) -> dict:
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params) -> DecisionTreeClassifier:
+        valid = self._param_names()
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(f"invalid parameter {name!r}; valid: {', '.join(valid)}")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        defaults = type(self)().get_params()
+        changed = [f"{k}={v!r}" for k, v in self.get_params().items()
+                   if not _same(v, defaults[k])]
+        return f"{type(self).__name__}({', '.join(changed)})"
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+
+        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
+                    classifier_tags=ClassifierTags(),
+                    input_tags=InputTags(allow_nan=True, categorical=True, string=True))
+
+    # -- fitting ---------------------------------------------------------------------------
+    def fit(self, X, y, sample_weight=None) -> DecisionTreeClassifier:
+        """Learn a tree from rows X (data frame, array or list of rows) and labels y."""
+        P.check_choice("algorithm", self.algorithm, list(LEARNERS))
+        P.check_choice("criterion", self.criterion, ["gini", "entropy"])
+        schema = infer_schema(X, y, categorical_features=self.categorical_features)
+        X_encoded = schema.encode(X)
+        y_codes = schema.encode_labels(y)
+        if X_encoded.shape[0] != y_codes.shape[0]:
+            raise DataError(f"X has {X_encoded.shape[0]} rows but y has {y_codes.shape[0]}")
+        weights = P.resolve_sample_weight(sample_weight, X_encoded.shape[0])
+        known = y_codes >= 0  # rows whose label is missing are left out
+        X_encoded, y_codes, weights = X_encoded[known], y_codes[known], weights[known]
+        if X_encoded.shape[0] == 0:
+            raise DataError("no training rows with a known class label")
+        n_classes = len(schema.classes)
+        weights = weights * P.class_weight_factors(self.class_weight, y_codes,
+                                                   schema.classes.values)
+        settings = self._settings(X_encoded.shape[0], weights, sample_weight is not None)
+        self.tree_ = LEARNERS[self.algorithm](X_encoded, y_codes, weights, schema, n_classes,
+                                              settings)
+        self._set_fitted(schema, _has_names(X))
+        return self
+
+    def _settings(self, n_rows: int, weights: np.ndarray, weighted: bool) -> Settings:
+        min_samples_leaf = P.resolve_count("min_samples_leaf", self.min_samples_leaf, n_rows,
+                                           minimum=1)
+        min_samples_split = P.resolve_count("min_samples_split", self.min_samples_split, n_rows,
+                                            minimum=2)
+        fraction = P.check_non_negative("min_weight_fraction_leaf",
+                                        self.min_weight_fraction_leaf, upper=0.5)
+        total = weights.sum() if weighted else n_rows
+        rules = StoppingRules(
+            max_depth=P.resolve_max_depth(self.max_depth),
+            min_samples_split=max(min_samples_split, 2 * min_samples_leaf),
+            min_samples_leaf=min_samples_leaf,
+            min_weight_leaf=fraction * total,
+            min_impurity_decrease=P.check_non_negative("min_impurity_decrease",
+                                                       self.min_impurity_decrease),
+            max_leaf_nodes=P.resolve_max_leaf_nodes(self.max_leaf_nodes))
+        ccp_alpha = P.check_non_negative("ccp_alpha", self.ccp_alpha)
+        return Settings(criterion=self.criterion, rules=rules, ccp_alpha=ccp_alpha)
+
+    def _set_fitted(self, schema: Schema, has_names: bool) -> None:
+        """Attributes derived from the schema (also used when a model file is loaded)."""
+        self.schema_ = schema
+        self.classes_ = schema.decode_labels(np.arange(len(schema.classes)))
+        self.n_classes_ = len(self.classes_)
+        self.n_features_in_ = schema.n_features
+        self.n_outputs_ = 1
+        if has_names:
+            self.feature_names_in_ = np.array(schema.feature_names, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None) -> PruningPath:
+        """Effective alphas and total leaf impurities of minimal cost-complexity pruning."""
+        unpruned = type(self)(**{**self.get_params(), "ccp_alpha": 0.0})
+        unpruned.fit(X, y, sample_weight)
+        return pruning_path(unpruned.tree_)
+
+    # -- prediction ------------------------------------------------------------------------
+    def _check_fitted(self) -> Tree:
+        if not hasattr(self, "tree_"):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
+        return self.tree_
+
+    def _encode(self, X) -> np.ndarray:
+        self._check_fitted()
+        return self.schema_.encode(X)
+
+    def apply(self, X) -> np.ndarray:
+        """Id of the leaf that every row reaches."""
+        return self.tree_.apply(self._encode(X))
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities: the class shares of the training weight at each row's leaf."""
+        value = self.tree_.value[self.apply(X)]
+        total = value.sum(axis=1, keepdims=True)
+        total[total == 0.0] = 1.0
+        return value / total
+
+    def predict(self, X) -> np.ndarray:
+        """The most probable class of every row (ties: the first class)."""
+        self._check_fitted()
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+    def score(self, X, y, sample_weight=None) -> float:
+        """Accuracy of ``predict(X)`` against y."""
+        predicted = self.predict(X)
+        truth = np.asarray(y, dtype=object if predicted.dtype == object else None).ravel()
+        correct = (predicted == truth).astype(float)
+        return float(np.average(correct, weights=sample_weight))
+
+    def decision_path(self, X):
+        """Nodes visited by every row, as a scipy sparse CSR indicator matrix."""
+        from scipy.sparse import csr_matrix
+
+        nodes, ptr = self.tree_.decision_paths(self._encode(X))
+        data = np.ones(nodes.shape[0], dtype=np.int64)
+        return csr_matrix((data, nodes, ptr), shape=(ptr.shape[0] - 1, self.tree_.n_nodes))
+
+    def get_depth(self) -> int:
+        return self._check_fitted().max_depth
+
+    def get_n_leaves(self) -> int:
+        return self._check_fitted().n_leaves
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Normalised total weighted impurity decrease brought by each feature."""
+        tree = self._check_fitted()
+        weighted = tree.weighted_n_node_samples * tree.impurity
+        importances = np.zeros(self.n_features_in_)
+        for node in np.flatnonzero(tree.kind != LEAF):
+            children = tree.children(node)
+            importances[tree.feature[node]] += weighted[node] - weighted[children].sum()
+        importances /= tree.weighted_n_node_samples[0]
+        total = importances.sum()
+        return importances / total if total > 0 else importances
+
+    # -- model files -----------------------------------------------------------------------
+    def save(self, path) -> None:
+        """Write the fitted model to a JSON file (atomically)."""
+        from .export.model_file import save_model
+
+        save_model(self, path)
+
+
+def _has_names(X) -> bool:
+    return hasattr(X, "columns")
+
+
+def _same(a, b) -> bool:
+    try:
+        return bool(a == b) and type(a) is type(b)
+    except (TypeError, ValueError):
+        return a is b

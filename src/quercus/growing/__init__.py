@@ -1,0 +1,1 @@
+"""Builders: grow a tree node by node (Python loops over nodes, kernels inside)."""

@@ -1,0 +1,113 @@
+"""Depth-first and best-first growth of binary trees over a splitter.
+
+Stopping rules follow scikit-learn's: a node is a leaf at ``max_depth``, with fewer than
+``min_samples_split`` rows or ``2 * min_samples_leaf`` rows, with less than twice the
+minimum leaf weight, when it is pure (impurity <= machine epsilon), when no valid split
+exists, or when the best split decreases the weighted impurity by less than
+``min_impurity_decrease``.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..tree import Tree, TreeRecorder
+
+EPSILON = float(np.finfo(np.float64).eps)
+
+
+@dataclass
+class StoppingRules:
+    max_depth: int
+    min_samples_split: int
+    min_samples_leaf: int
+    min_weight_leaf: float
+    min_impurity_decrease: float
+    max_leaf_nodes: int | None = None
+
+
+@dataclass
+class _Candidate:
+    """A recorded node with the split it would take (None: it stays a leaf)."""
+
+    node: int
+    start: int
+    end: int
+    depth: int
+    split: object
+    improvement: float
+
+
+def _record_node(splitter, recorder, rules, start, end, depth, total_weight, parent, branch):
+    """Add the node ``start:end`` to the recorder and find its split if it may have one."""
+    weights = splitter.class_weights(start, end)
+    weight = float(weights.sum())
+    impurity = splitter.impurity(weights)
+    node = recorder.add(value=weights, impurity=impurity, n_samples=end - start, weight=weight)
+    if parent >= 0:
+        recorder.nodes[parent]["children"][branch] = node
+    n = end - start
+    is_leaf = (depth >= rules.max_depth or n < rules.min_samples_split
+               or n < 2 * rules.min_samples_leaf or weight < 2 * rules.min_weight_leaf
+               or impurity <= EPSILON)
+    if is_leaf:
+        return _Candidate(node, start, end, depth, None, 0.0)
+    split = splitter.find(start, end)
+    if split is None:
+        return _Candidate(node, start, end, depth, None, 0.0)
+    # Weighted impurity decrease of the split, relative to the whole training weight.
+    mid = splitter.apply(start, end, split)
+    left = splitter.class_weights(start, mid)
+    right = splitter.class_weights(mid, end)
+    w_left, w_right = left.sum(), right.sum()
+    improvement = (weight / total_weight) * (
+        impurity - w_right / weight * splitter.impurity(right)
+        - w_left / weight * splitter.impurity(left))
+    if improvement + EPSILON < rules.min_impurity_decrease:
+        return _Candidate(node, start, end, depth, None, 0.0)
+    return _Candidate(node, start, end, depth, (split, mid), improvement)
+
+
+def _expand(recorder, candidate):
+    split, mid = candidate.split
+    recorder.make_split(candidate.node, kind=split.kind, feature=split.feature,
+                        children=[-1, -1], missing_branch=split.missing_branch,
+                        threshold=split.threshold, category_map=split.category_map)
+    return [(candidate.start, mid, 0), (mid, candidate.end, 1)]
+
+
+def grow(splitter, rules: StoppingRules, n_classes: int) -> Tree:
+    """Grow depth first, or best first when ``rules.max_leaf_nodes`` is set."""
+    recorder = TreeRecorder(n_classes)
+    n = splitter.n_rows
+    total_weight = float(splitter.sample_weight.sum())
+    if rules.max_leaf_nodes is None:
+        stack = [(0, n, 0, -1, 0)]
+        while stack:
+            start, end, depth, parent, branch = stack.pop()
+            candidate = _record_node(splitter, recorder, rules, start, end, depth, total_weight,
+                                     parent, branch)
+            if candidate.split is not None:
+                children = _expand(recorder, candidate)
+                for child_start, child_end, child_branch in reversed(children):
+                    stack.append((child_start, child_end, depth + 1, candidate.node,
+                                  child_branch))
+        return recorder.to_tree()
+    # Best first: always expand the frontier node whose split decreases impurity most;
+    # among equal decreases, the node created first.
+    splits_left = rules.max_leaf_nodes - 1
+    root = _record_node(splitter, recorder, rules, 0, n, 0, total_weight, -1, 0)
+    frontier = [(-root.improvement, root.node, root)]
+    while frontier:
+        _, _, candidate = heapq.heappop(frontier)
+        if candidate.split is None or splits_left <= 0:
+            continue
+        splits_left -= 1
+        for child_start, child_end, child_branch in _expand(recorder, candidate):
+            child = _record_node(splitter, recorder, rules, child_start, child_end,
+                                 candidate.depth + 1, total_weight, candidate.node, child_branch)
+            heapq.heappush(frontier, (-child.improvement, child.node, child))
+    return recorder.to_tree()

@@ -1,0 +1,93 @@
+"""Checking and resolving the estimator's hyper-parameters (done once, in ``fit``)."""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+
+from .errors import DataError
+
+
+def _fail(name: str, expected: str, value) -> None:
+    raise ValueError(f"{name} must be {expected}; got {value!r}")
+
+
+def check_choice(name: str, value, choices) -> str:
+    if value not in choices:
+        _fail(name, "one of " + ", ".join(repr(c) for c in choices), value)
+    return value
+
+
+def resolve_count(name: str, value, n_rows: int, *, minimum: int) -> int:
+    """An int >= minimum, or a float fraction of n_rows (rounded up)."""
+    if isinstance(value, bool):
+        _fail(name, f"an int >= {minimum} or a float in (0, 1]", value)
+    if isinstance(value, Integral):
+        if value < minimum:
+            _fail(name, f"an int >= {minimum} or a float in (0, 1]", value)
+        return int(value)
+    if isinstance(value, Real) and 0.0 < value <= 1.0:
+        return max(max(1, minimum), math.ceil(value * n_rows))
+    _fail(name, f"an int >= {minimum} or a float in (0, 1]", value)
+
+
+def resolve_max_depth(value) -> int:
+    if value is None:
+        return np.iinfo(np.int32).max
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
+        _fail("max_depth", "None or an int >= 1", value)
+    return int(value)
+
+
+def resolve_max_leaf_nodes(value) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < 2:
+        _fail("max_leaf_nodes", "None or an int >= 2", value)
+    return int(value)
+
+
+def check_non_negative(name: str, value, *, upper: float | None = None) -> float:
+    if isinstance(value, bool) or not isinstance(value, Real) or not value >= 0.0:
+        _fail(name, "a float >= 0", value)
+    if upper is not None and value > upper:
+        _fail(name, f"a float in [0, {upper}]", value)
+    return float(value)
+
+
+def resolve_sample_weight(sample_weight, n_rows: int) -> np.ndarray:
+    """Weights as float64, one per row, finite and non-negative (ones when None)."""
+    if sample_weight is None:
+        return np.ones(n_rows)
+    weights = np.asarray(sample_weight, dtype=np.float64).ravel()
+    if weights.shape[0] != n_rows:
+        raise DataError(f"sample_weight has {weights.shape[0]} values for {n_rows} rows")
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+        raise DataError("sample_weight must be finite and non-negative")
+    return weights
+
+
+def class_weight_factors(class_weight, y_codes: np.ndarray, classes) -> np.ndarray:
+    """Per-row multipliers for ``class_weight`` (None, "balanced" or {label: weight})."""
+    n_classes = len(classes)
+    if class_weight is None:
+        return np.ones(y_codes.shape[0])
+    if isinstance(class_weight, str):
+        check_choice("class_weight", class_weight, ["balanced"])
+        counts = np.bincount(y_codes, minlength=n_classes).astype(float)
+        present = counts > 0
+        per_class = np.ones(n_classes)
+        per_class[present] = y_codes.shape[0] / (np.count_nonzero(present) * counts[present])
+        return per_class[y_codes]
+    if isinstance(class_weight, dict):
+        per_class = np.ones(n_classes)
+        lookup = {str(c): i for i, c in enumerate(classes)}
+        for label, weight in class_weight.items():
+            key = str(label.item() if hasattr(label, "item") else label)
+            if key not in lookup:
+                raise DataError(f"class_weight names the unknown class {label!r}")
+            per_class[lookup[key]] = float(weight)
+        return per_class[y_codes]
+    _fail("class_weight", "None, 'balanced' or a dict", class_weight)

@@ -1,0 +1,1 @@
+"""Pruning of fitted flat trees."""

@@ -1,0 +1,133 @@
+"""CART's exact split search: binary numeric thresholds and categorical subsets.
+
+The rows of every node are kept, per feature, in sorted order (one presort, then a stable
+partition at each split), so a node is a segment ``start:end`` of each feature's order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._kernels.impurity import ENTROPY, GINI, impurity_of, node_class_weights
+from .._kernels.partition import partition_orders, route_categorical, route_numeric
+from .._kernels.split_categorical import best_subset_split, category_class_weights
+from .._kernels.split_numeric import best_numeric_splits
+from ..tree import CATEGORICAL, NUMERIC
+
+CRITERION_CODES = {"gini": GINI, "entropy": ENTROPY}
+
+
+@dataclass
+class Split:
+    """A chosen binary split: branch 0 is the left child."""
+
+    feature: int
+    kind: int
+    threshold: float
+    category_map: np.ndarray | None
+    missing_branch: int
+    proxy: float
+
+
+class CartSplitter:
+    """Finds and applies the best binary split of a node segment.
+
+    Parameters
+    ----------
+    X : ndarray of float64, shape (n_rows, n_features)
+        Encoded features (categorical codes as floats, NaN for missing).
+    y : ndarray of int32
+        Class codes.
+    sample_weight : ndarray of float64
+    categorical_mask, n_categories : per-feature arrays from the schema.
+    """
+
+    def __init__(self, X, y, sample_weight, *, categorical_mask, n_categories, n_classes,
+                 criterion, min_samples_leaf, min_weight_leaf):
+        self.X = np.ascontiguousarray(X, dtype=np.float64)
+        self.y = np.ascontiguousarray(y, dtype=np.int32)
+        self.sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
+        self.n_classes = int(n_classes)
+        self.criterion = CRITERION_CODES[criterion]
+        self.min_samples_leaf = int(min_samples_leaf)
+        self.min_weight_leaf = float(min_weight_leaf)
+        self.categorical_mask = np.asarray(categorical_mask, dtype=bool)
+        self.n_categories = np.asarray(n_categories, dtype=np.int64)
+        n_rows, _n_features = self.X.shape
+        index_type = np.int32 if n_rows < 2**31 - 1 else np.int64
+        self.order = np.ascontiguousarray(
+            np.argsort(self.X, axis=0, kind="stable").T.astype(index_type))
+        self._buffer = np.empty_like(self.order)
+        self._goes_left = np.zeros(n_rows, dtype=np.bool_)
+        self.numeric_features = np.flatnonzero(~self.categorical_mask).astype(np.int64)
+        self.categorical_features = np.flatnonzero(self.categorical_mask).astype(np.int64)
+        m = len(self.numeric_features)
+        self._proxy = np.empty(m)
+        self._threshold = np.empty(m)
+        self._missing_left = np.empty(m, dtype=np.bool_)
+
+    @property
+    def n_rows(self) -> int:
+        return self.X.shape[0]
+
+    def rows(self, start: int, end: int) -> np.ndarray:
+        return self.order[0, start:end]
+
+    def class_weights(self, start: int, end: int) -> np.ndarray:
+        out = np.empty(self.n_classes)
+        node_class_weights(self.y, self.sample_weight, self.rows(start, end), out)
+        return out
+
+    def impurity(self, class_weights: np.ndarray) -> float:
+        return float(impurity_of(class_weights, self.criterion))
+
+    def find(self, start: int, end: int) -> Split | None:
+        """Best split of the segment, the lowest feature index winning exact ties."""
+        candidates: dict[int, Split] = {}
+        if len(self.numeric_features):
+            best_numeric_splits(
+                self.X, self.y, self.sample_weight, self.order, start, end,
+                self.numeric_features, self.n_classes, self.criterion, self.min_samples_leaf,
+                self.min_weight_leaf, self._proxy, self._threshold, self._missing_left)
+            for i, f in enumerate(self.numeric_features):
+                if self._proxy[i] > -np.inf:
+                    candidates[int(f)] = Split(int(f), NUMERIC, float(self._threshold[i]), None,
+                                               0 if self._missing_left[i] else 1,
+                                               float(self._proxy[i]))
+        for f in self.categorical_features:
+            split = self._categorical(int(f), start, end)
+            if split is not None:
+                candidates[int(f)] = split
+        best = None
+        for f in sorted(candidates):
+            if best is None or candidates[f].proxy > best.proxy:
+                best = candidates[f]
+        return best
+
+    def _categorical(self, feature: int, start: int, end: int) -> Split | None:
+        n_codes = int(self.n_categories[feature])
+        weights = np.empty((n_codes + 1, self.n_classes))
+        counts = np.empty(n_codes + 1, dtype=np.int64)
+        category_class_weights(self.X, self.y, self.sample_weight, self.order[feature, start:end],
+                               feature, weights, counts)
+        branch = np.empty(n_codes, dtype=np.int32)
+        proxy, missing_left = best_subset_split(weights, counts, self.criterion,
+                                                self.min_samples_leaf, self.min_weight_leaf,
+                                                branch)
+        if proxy == -np.inf:
+            return None
+        return Split(feature, CATEGORICAL, np.nan, branch, 0 if missing_left else 1, float(proxy))
+
+    def apply(self, start: int, end: int, split: Split) -> int:
+        """Partition the segment (left rows first in every order); returns the cut position."""
+        rows = self.rows(start, end)
+        if split.kind == NUMERIC:
+            route_numeric(self.X, rows, split.feature, split.threshold, split.missing_branch == 0,
+                          self._goes_left)
+        else:
+            route_categorical(self.X, rows, split.feature, split.category_map,
+                              split.missing_branch, self._goes_left)
+        n_left = partition_orders(self.order, start, end, self._goes_left, self._buffer)
+        return start + int(n_left)

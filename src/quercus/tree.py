@@ -1,0 +1,256 @@
+"""The fitted tree as flat arrays (see docs/architecture.md), and traversal helpers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._kernels.predict import CATEGORICAL, LEAF, NUMERIC, apply_rows, path_lengths
+
+__all__ = ["CATEGORICAL", "LEAF", "NUMERIC", "Tree", "TreeRecorder"]
+
+_ARRAY_FIELDS = {
+    "kind": np.int8,
+    "feature": np.int32,
+    "threshold": np.float64,
+    "child_ptr": np.int64,
+    "child_ids": np.int32,
+    "missing_branch": np.int32,
+    "category_ptr": np.int64,
+    "category_branch": np.int32,
+    "value": np.float64,
+    "impurity": np.float64,
+    "n_node_samples": np.int64,
+    "weighted_n_node_samples": np.float64,
+}
+
+
+@dataclass
+class Tree:
+    """A fitted tree: one entry per node in each array, node 0 the root, pre-order ids."""
+
+    kind: np.ndarray
+    feature: np.ndarray
+    threshold: np.ndarray
+    child_ptr: np.ndarray
+    child_ids: np.ndarray
+    missing_branch: np.ndarray
+    category_ptr: np.ndarray
+    category_branch: np.ndarray
+    value: np.ndarray
+    impurity: np.ndarray
+    n_node_samples: np.ndarray
+    weighted_n_node_samples: np.ndarray
+
+    @property
+    def n_nodes(self) -> int:
+        return int(self.kind.shape[0])
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.value.shape[1])
+
+    @property
+    def n_leaves(self) -> int:
+        return int(np.count_nonzero(self.kind == LEAF))
+
+    def is_leaf(self, node: int) -> bool:
+        return bool(self.kind[node] == LEAF)
+
+    def children(self, node: int) -> np.ndarray:
+        """Ids of the node's children in branch order (empty for a leaf)."""
+        return self.child_ids[self.child_ptr[node] : self.child_ptr[node + 1]]
+
+    def category_map(self, node: int) -> np.ndarray:
+        """For a categorical node, the branch index of every category code."""
+        return self.category_branch[self.category_ptr[node] : self.category_ptr[node + 1]]
+
+    def parents(self) -> np.ndarray:
+        """Parent id of every node (-1 for the root)."""
+        parent = np.full(self.n_nodes, -1, dtype=np.int64)
+        for node in range(self.n_nodes):
+            parent[self.children(node)] = node
+        return parent
+
+    def depths(self) -> np.ndarray:
+        """Depth of every node (the root has depth 0); pre-order puts parents first."""
+        depth = np.zeros(self.n_nodes, dtype=np.int64)
+        for node in range(self.n_nodes):
+            depth[self.children(node)] = depth[node] + 1
+        return depth
+
+    @property
+    def max_depth(self) -> int:
+        return int(self.depths().max())
+
+    def _kernel_args(self):
+        return (self.kind, self.feature, self.threshold, self.child_ptr, self.child_ids,
+                self.missing_branch, self.category_ptr, self.category_branch)
+
+    def apply(self, X: np.ndarray) -> np.ndarray:
+        """Leaf id reached by every row of the encoded matrix X."""
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        out = np.empty(X.shape[0], dtype=np.int64)
+        apply_rows(X, *self._kernel_args(), out)
+        return out
+
+    def decision_paths(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Nodes visited by every row, as CSR ``(indices, indptr)``."""
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        nodes = np.empty(X.shape[0] * (self.max_depth + 1), dtype=np.int64)
+        ptr = np.empty(X.shape[0] + 1, dtype=np.int64)
+        used = path_lengths(X, *self._kernel_args(), nodes, ptr)
+        return nodes[:used], ptr
+
+    def subtree_nodes(self, node: int) -> list[int]:
+        """The node and all its descendants, in pre-order."""
+        out, stack = [], [node]
+        while stack:
+            current = stack.pop()
+            out.append(current)
+            stack.extend(reversed(self.children(current).tolist()))
+        return out
+
+    def to_dict(self) -> dict:
+        """Plain lists, for JSON model files."""
+        out = {}
+        for name in _ARRAY_FIELDS:
+            array = getattr(self, name)
+            if array.dtype.kind == "f":
+                out[name] = [None if np.isnan(v) else float(v) for v in array.ravel()]
+            else:
+                out[name] = array.ravel().tolist()
+        out["n_classes"] = self.n_classes
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Tree:
+        """Inverse of ``to_dict``; checks that the arrays fit together."""
+        arrays = {}
+        for name, dtype in _ARRAY_FIELDS.items():
+            raw = [np.nan if v is None else v for v in data[name]]
+            arrays[name] = np.asarray(raw, dtype=dtype)
+        n_classes = int(data["n_classes"])
+        arrays["value"] = arrays["value"].reshape(-1, n_classes)
+        tree = cls(**arrays)
+        tree.validate()
+        return tree
+
+    def validate(self) -> None:
+        """Raise ValueError if the arrays do not describe a well-formed tree."""
+        n = self.n_nodes
+        same_length = ("feature", "threshold", "missing_branch", "impurity", "n_node_samples",
+                       "weighted_n_node_samples")
+        if n == 0 or any(getattr(self, f).shape[0] != n for f in same_length):
+            raise ValueError("node arrays differ in length")
+        if self.value.shape[0] != n or self.child_ptr.shape[0] != n + 1:
+            raise ValueError("value or child_ptr has the wrong length")
+        if self.category_ptr.shape[0] != n + 1:
+            raise ValueError("category_ptr has the wrong length")
+        if self.child_ptr[-1] != self.child_ids.shape[0]:
+            raise ValueError("child_ptr does not match child_ids")
+        if self.category_ptr[-1] != self.category_branch.shape[0]:
+            raise ValueError("category_ptr does not match category_branch")
+        for node in range(n):
+            children = self.children(node)
+            if self.kind[node] == LEAF:
+                if children.size:
+                    raise ValueError(f"leaf {node} has children")
+                continue
+            if self.kind[node] not in (NUMERIC, CATEGORICAL) or children.size < 2:
+                raise ValueError(f"node {node} is malformed")
+            if np.any(children <= node) or np.any(children >= n):
+                raise ValueError(f"node {node} has children out of pre-order")
+            if not 0 <= self.missing_branch[node] < children.size:
+                raise ValueError(f"node {node} has a bad missing-value branch")
+            cmap = self.category_map(node)
+            if np.any(cmap < 0) or np.any(cmap >= children.size):
+                raise ValueError(f"node {node} has a bad category map")
+
+
+@dataclass
+class TreeRecorder:
+    """Collects nodes as a builder creates them, in any order, and lays them out in pre-order."""
+
+    n_classes: int
+    nodes: list = field(default_factory=list)
+
+    def add(self, *, value, impurity, n_samples, weight) -> int:
+        """Add a leaf; returns its provisional id."""
+        self.nodes.append({
+            "kind": LEAF, "feature": -1, "threshold": np.nan, "children": [],
+            "missing_branch": 0, "category_map": None, "value": np.asarray(value, float),
+            "impurity": float(impurity), "n": int(n_samples), "w": float(weight),
+        })
+        return len(self.nodes) - 1
+
+    def make_split(self, node: int, *, kind: int, feature: int, children: list[int],
+                   missing_branch: int, threshold: float = np.nan, category_map=None) -> None:
+        """Turn a recorded leaf into a split node with the given children."""
+        record = self.nodes[node]
+        record.update(kind=kind, feature=int(feature), threshold=float(threshold),
+                      children=list(children), missing_branch=int(missing_branch),
+                      category_map=None if category_map is None else np.asarray(category_map))
+
+    def make_leaf(self, node: int) -> None:
+        record = self.nodes[node]
+        record.update(kind=LEAF, feature=-1, threshold=np.nan, children=[], missing_branch=0,
+                      category_map=None)
+
+    def to_tree(self) -> Tree:
+        """Renumber the nodes reachable from node 0 in pre-order and build the arrays."""
+        order, stack = [], [0]
+        while stack:
+            node = stack.pop()
+            order.append(node)
+            stack.extend(reversed(self.nodes[node]["children"]))
+        new_id = {old: new for new, old in enumerate(order)}
+        records = [self.nodes[old] for old in order]
+        n = len(records)
+        child_counts = [len(r["children"]) for r in records]
+        cat_counts = [0 if r["category_map"] is None else len(r["category_map"]) for r in records]
+        child_ids = [new_id[c] for r in records for c in r["children"]]
+        cats = [b for r in records if r["category_map"] is not None for b in r["category_map"]]
+        value = np.zeros((n, self.n_classes))
+        for i, r in enumerate(records):
+            value[i] = r["value"]
+        return Tree(
+            kind=np.array([r["kind"] for r in records], dtype=np.int8),
+            feature=np.array([r["feature"] for r in records], dtype=np.int32),
+            threshold=np.array([r["threshold"] for r in records], dtype=np.float64),
+            child_ptr=np.concatenate([[0], np.cumsum(child_counts)]).astype(np.int64),
+            child_ids=np.array(child_ids, dtype=np.int32),
+            missing_branch=np.array([r["missing_branch"] for r in records], dtype=np.int32),
+            category_ptr=np.concatenate([[0], np.cumsum(cat_counts)]).astype(np.int64),
+            category_branch=np.array(cats, dtype=np.int32),
+            value=value,
+            impurity=np.array([r["impurity"] for r in records], dtype=np.float64),
+            n_node_samples=np.array([r["n"] for r in records], dtype=np.int64),
+            weighted_n_node_samples=np.array([r["w"] for r in records], dtype=np.float64),
+        )
+
+
+def collapse(tree: Tree, to_leaves) -> Tree:
+    """A copy of ``tree`` where the nodes in ``to_leaves`` become leaves (subtrees dropped)."""
+    to_leaves = {int(i) for i in to_leaves}
+    recorder = TreeRecorder(tree.n_classes)
+    stack = [(0, -1, 0)]
+    while stack:
+        old, parent, branch = stack.pop()
+        new = recorder.add(value=tree.value[old], impurity=tree.impurity[old],
+                           n_samples=tree.n_node_samples[old],
+                           weight=tree.weighted_n_node_samples[old])
+        if parent >= 0:
+            recorder.nodes[parent]["children"][branch] = new
+        children = tree.children(old)
+        if tree.kind[old] == LEAF or old in to_leaves:
+            continue
+        cmap = tree.category_map(old) if tree.kind[old] == CATEGORICAL else None
+        recorder.make_split(new, kind=int(tree.kind[old]), feature=int(tree.feature[old]),
+                            children=[-1] * len(children),
+                            missing_branch=int(tree.missing_branch[old]),
+                            threshold=float(tree.threshold[old]), category_map=cmap)
+        for b in reversed(range(len(children))):
+            stack.append((int(children[b]), new, b))
+    return recorder.to_tree()
