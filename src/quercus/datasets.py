@@ -1,0 +1,67 @@
+"""Small bundled datasets, read from ``quercus/data/bundled/`` with :func:`read_csv`.
+
+========== ====== ============================================================
+name       rows   contents
+========== ====== ============================================================
+iris       150    Fisher's iris (UCI order); 4 numeric features, ``species``
+play_tennis 14    Mitchell's play-tennis days; 4 categorical features, ``PlayTennis``
+xor        7      Esmeir & Markovitch's xor example; ``A1``..``A4`` categorical, ``label``
+seed000    8      the 8 x 4 numeric demo of seed 000; ``x0``..``x3``, integer ``y``
+========== ====== ============================================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+
+from quercus.data.csv_reader import read_csv
+from quercus.data.schema import Dataset
+from quercus.errors import DataError
+
+
+@dataclass(frozen=True)
+class _Entry:
+    file: str
+    target: str
+    categorical: tuple[str, ...] = ()
+
+
+_DATASETS: dict[str, _Entry] = {
+    "iris": _Entry("iris.csv", "species"),
+    "play_tennis": _Entry("play_tennis.csv", "PlayTennis"),
+    "xor": _Entry("xor.csv", "label", ("A1", "A2", "A3", "A4")),
+    "seed000": _Entry("seed000.csv", "y"),
+}
+
+
+def names() -> list[str]:
+    """Names of the bundled datasets, sorted."""
+    return sorted(_DATASETS)
+
+
+def load(name: str) -> Dataset:
+    """Load a bundled dataset.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`names`.
+
+    Returns
+    -------
+    Dataset
+        ``X, y, schema`` as :func:`quercus.data.read_csv` returns them, with the
+        dataset's target column.
+
+    Raises
+    ------
+    DataError
+        For an unknown name.
+    """
+    entry = _DATASETS.get(name)
+    if entry is None:
+        raise DataError(f"unknown dataset {name!r}; datasets are: {', '.join(names())}")
+    resource = resources.files("quercus.data").joinpath("bundled", entry.file)
+    with resources.as_file(resource) as path:
+        return read_csv(path, entry.target, categorical=list(entry.categorical) or None)
