@@ -108,7 +108,7 @@ def missing_mask(values: np.ndarray | pd.Series) -> np.ndarray:
     -------
     ndarray of bool
     """
-    mask = np.array(pd.isna(values), dtype=bool)
+    mask = np.asarray(pd.isna(values), dtype=bool).copy()  # pandas may hand out read-only views
     arr = values.to_numpy() if isinstance(values, pd.Series) else values
     if arr.dtype.kind in "OUST" or pd.api.types.is_string_dtype(getattr(values, "dtype", None)):
         present = ~mask
