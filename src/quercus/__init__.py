@@ -1,0 +1,31 @@
+"""Quercus: learn, inspect and serve decision-tree classifiers."""
+
+from . import datasets
+from .criteria import best_split, gain_ratio, impurity, information_gain
+from .data import Codebook, Dataset, FeatureSpec, Schema, read_arff, read_csv
+from .errors import DataError, ModelFileError, NotFittedError, QuercusError
+from .estimator import DecisionTreeClassifier
+from .export.model_file import load_model
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Codebook",
+    "DataError",
+    "Dataset",
+    "DecisionTreeClassifier",
+    "FeatureSpec",
+    "ModelFileError",
+    "NotFittedError",
+    "QuercusError",
+    "Schema",
+    "__version__",
+    "best_split",
+    "datasets",
+    "gain_ratio",
+    "impurity",
+    "information_gain",
+    "load_model",
+    "read_arff",
+    "read_csv",
+]

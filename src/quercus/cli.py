@@ -1,0 +1,258 @@
+"""The ``quercus`` command line: argument parsing, calls into the library, printing.
+
+Every user mistake prints one line ``quercus: error: <message>`` to stderr and exits with
+status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import __version__, datasets
+from .data import read_arff, read_csv
+from .errors import DataError, QuercusError
+from .estimator import DecisionTreeClassifier
+from .evaluation import accuracy, cross_validate, format_confusion
+from .export.conditions import format_value
+from .export.model_file import load_model, save_model, write_atomically
+from .export.rules import rules_to_text
+from .export.text import tree_to_text
+from .learners import LEARNERS
+
+__all__ = ["build_parser", "main"]
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line: ``quercus: error: <message>``."""
+
+    def error(self, message: str):
+        self.exit(EXIT_USAGE, f"quercus: error: {message} (see '{self.prog} --help')\n")
+
+
+# -- helpers -------------------------------------------------------------------------------
+def _count(text: str) -> int | float:
+    """A row count (int) or a fraction of the rows (float)."""
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+
+
+def _read(path: str, target: str | None = None, *, schema=None, categorical=None):
+    """Read DATA by its extension (.csv or .arff)."""
+    suffix = Path(path).suffix.lower()
+    if suffix == ".csv":
+        return read_csv(path, target, schema=schema, categorical=categorical or None)
+    if suffix == ".arff":
+        return read_arff(path, target, schema=schema)
+    raise DataError(f"{path}: unknown data format '{suffix or path}'; use a .csv or .arff file")
+
+
+def _estimator(args: argparse.Namespace) -> DecisionTreeClassifier:
+    """The estimator described by the learner options."""
+    categorical = "auto"
+    if args.categorical and Path(args.data).suffix.lower() != ".csv":
+        categorical = list(args.categorical)  # CSV: the reader types the columns instead
+    return DecisionTreeClassifier(
+        algorithm=args.algorithm, criterion=args.criterion, max_depth=args.max_depth,
+        min_samples_split=args.min_samples_split, min_samples_leaf=args.min_samples_leaf,
+        max_leaf_nodes=args.max_leaf_nodes, ccp_alpha=args.ccp_alpha,
+        categorical_features=categorical)
+
+
+def _label_text(label) -> str:
+    return label if isinstance(label, str) else format_value(label)
+
+
+def _message(error: BaseException) -> str:
+    """The error as one line of text."""
+    if isinstance(error, OSError) and error.strerror and error.filename:
+        return f"{error.filename}: {error.strerror}"
+    return " ".join(str(error).split()) or type(error).__name__
+
+
+# -- commands ------------------------------------------------------------------------------
+def cmd_train(args: argparse.Namespace) -> int:
+    data = _read(args.data, args.target, categorical=args.categorical)
+    model = _estimator(args)
+    start = time.perf_counter()
+    model.fit(data.X, data.y)
+    seconds = time.perf_counter() - start
+    save_model(model, args.out)
+    print(f"Trained on {len(data.X)} rows, {model.n_features_in_} features, "
+          f"{model.n_classes_} classes ({args.algorithm}, {args.criterion})")
+    print(f"Depth: {model.get_depth()}, leaves: {model.get_n_leaves()}")
+    print(f"Training accuracy: {model.score(data.X, data.y):.4f}")
+    print(f"Fit time: {seconds:.3f} s")
+    print(f"Model written to {args.out}")
+    return 0
+
+
+def cmd_predict(args: argparse.Namespace) -> int:
+    model = load_model(args.model)
+    data = _read(args.data, schema=model.schema_)
+    try:
+        table = pd.DataFrame({"prediction": model.predict(data.X)})
+        proba = model.predict_proba(data.X) if args.proba else None
+    except DataError as error:
+        raise DataError(f"{args.data}: {error}") from error
+    if proba is not None:
+        for j, label in enumerate(model.classes_):
+            table[f"proba_{_label_text(label)}"] = proba[:, j]
+    if args.out is None:
+        table.to_csv(sys.stdout, index=False, lineterminator="\n")
+    else:
+        write_atomically(args.out, lambda handle: table.to_csv(handle, index=False,
+                                                               lineterminator="\n"))
+        print(f"{len(table)} predictions written to {args.out}")
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    print(tree_to_text(load_model(args.model)))
+    return 0
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    print(rules_to_text(load_model(args.model)))
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    data = _read(args.data, args.target, categorical=args.categorical)
+    result = cross_validate(_estimator(args), data.X, data.y, n_folds=args.cv, seed=args.seed)
+    print(f"{args.cv}-fold cross-validation on {len(data.X)} rows (seed {args.seed})")
+    print(f"Accuracy: mean {result.mean:.4f}, std {result.std:.4f}")
+    print("Confusion matrix (rows: true class, columns: predicted class):")
+    print(format_confusion(result.confusion, result.labels))
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    tennis = datasets.load("play_tennis")
+    model = DecisionTreeClassifier(algorithm="cart", criterion="entropy")
+    model.fit(tennis.X, tennis.y)
+    print("== play_tennis: CART with entropy, all 14 rows ==")
+    print(tree_to_text(model))
+    print()
+    print(rules_to_text(model))
+    print()
+
+    iris = datasets.load("iris")
+    held_out = np.arange(len(iris.X)) % 5 == 4
+    model = DecisionTreeClassifier(algorithm="cart")
+    model.fit(iris.X[~held_out], iris.y[~held_out])
+    score = accuracy(iris.y[held_out], model.predict(iris.X[held_out]))
+    print(f"== iris: CART with gini, trained on {int((~held_out).sum())} rows, "
+          f"every 5th row held out ==")
+    print(tree_to_text(model))
+    print()
+    print(rules_to_text(model))
+    print()
+    print(f"Held-out accuracy: {score:.4f} on {int(held_out.sum())} rows")
+    return 0
+
+
+# -- parser --------------------------------------------------------------------------------
+def _learner_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("learner options")
+    group.add_argument("--algorithm", default="cart", choices=sorted(LEARNERS),
+                       help="tree learner (default: cart)")
+    group.add_argument("--criterion", default="gini", choices=["gini", "entropy"],
+                       help="impurity criterion (default: gini)")
+    group.add_argument("--max-depth", type=int, metavar="N", help="maximum depth")
+    group.add_argument("--min-samples-leaf", type=_count, default=1, metavar="N",
+                       help="minimum rows in a leaf, or a fraction of the rows (default: 1)")
+    group.add_argument("--min-samples-split", type=_count, default=2, metavar="N",
+                       help="minimum rows to split a node, or a fraction (default: 2)")
+    group.add_argument("--max-leaf-nodes", type=int, metavar="N",
+                       help="grow best first up to N leaves")
+    group.add_argument("--ccp-alpha", type=float, default=0.0, metavar="X",
+                       help="cost-complexity pruning parameter (default: 0)")
+    group.add_argument("--categorical", nargs="+", metavar="COL", default=[],
+                       help="treat these columns as categorical")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``quercus`` command."""
+    parser = _Parser(prog="quercus",
+                     description="Decision trees that explain themselves: train, inspect, "
+                                 "evaluate and apply tree classifiers.")
+    parser.add_argument("--version", action="version", version=f"quercus {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    train = commands.add_parser("train", help="learn a tree from a CSV or ARFF file",
+                                description="Learn a tree and write it to a JSON model file.")
+    train.add_argument("data", metavar="DATA", help="training data (.csv or .arff)")
+    train.add_argument("--target", required=True, metavar="COL", help="class column")
+    train.add_argument("--out", required=True, metavar="MODEL", help="model file to write")
+    _learner_options(train)
+    train.set_defaults(func=cmd_train)
+
+    predict = commands.add_parser("predict", help="predict the class of every row",
+                                  description="Predict with a model file; writes CSV.")
+    predict.add_argument("model", metavar="MODEL", help="model file (JSON)")
+    predict.add_argument("data", metavar="DATA", help="rows to predict (.csv or .arff)")
+    predict.add_argument("--proba", action="store_true",
+                         help="add a proba_<class> column per class")
+    predict.add_argument("--out", metavar="FILE", help="write CSV here (default: stdout)")
+    predict.set_defaults(func=cmd_predict)
+
+    show = commands.add_parser("show", help="print a model's tree",
+                               description="Print the tree of a model file as text.")
+    show.add_argument("model", metavar="MODEL", help="model file (JSON)")
+    show.set_defaults(func=cmd_show)
+
+    rules = commands.add_parser("rules", help="print a model's IF-THEN rules",
+                                description="Print one IF-THEN rule per leaf of a model file.")
+    rules.add_argument("model", metavar="MODEL", help="model file (JSON)")
+    rules.set_defaults(func=cmd_rules)
+
+    evaluate = commands.add_parser("eval", help="stratified k-fold cross-validation",
+                                   description="Cross-validate a learner on a data set.")
+    evaluate.add_argument("data", metavar="DATA", help="data (.csv or .arff)")
+    evaluate.add_argument("--target", required=True, metavar="COL", help="class column")
+    evaluate.add_argument("--cv", type=int, default=10, metavar="K",
+                          help="number of folds (default: 10)")
+    evaluate.add_argument("--seed", type=int, default=0, metavar="S",
+                          help="seed of the fold shuffle (default: 0)")
+    _learner_options(evaluate)
+    evaluate.set_defaults(func=cmd_eval)
+
+    demo = commands.add_parser("demo", help="a short tour on bundled data sets",
+                               description="Train on play_tennis and iris and print the "
+                                           "trees, rules and held-out accuracy.")
+    demo.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        return args.func(args)
+    except KeyboardInterrupt:
+        print("quercus: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)  # stop Python's own flush from failing
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except (QuercusError, ValueError, OSError) as error:
+        print(f"quercus: error: {_message(error)}", file=sys.stderr)
+        return EXIT_USAGE

@@ -1,0 +1,242 @@
+"""JSON model files: one document holding the parameters, the schema and the flat tree.
+
+Loading only parses JSON; it never executes code from the file.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from collections.abc import Callable
+from importlib import metadata
+from numbers import Integral, Real
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+
+from ..errors import ModelFileError
+from ..tree import CATEGORICAL, LEAF, Tree
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "load_model", "save_model", "write_atomically"]
+
+FORMAT = "quercus-model"
+FORMAT_VERSION = 1
+ESTIMATOR = "DecisionTreeClassifier"
+_ITEMS = "__items__"  # tags a dict stored as [key, value] pairs (keeps non-string keys)
+
+
+def _quercus_version() -> str:
+    try:
+        return metadata.version("quercus")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split()) or type(error).__name__
+
+
+def _param_to_json(name: str, value):
+    """A parameter value as JSON data: tuples and arrays become lists, dicts tagged pairs."""
+    if value is None or isinstance(value, (str, bool)):
+        return value
+    if isinstance(value, np.generic):
+        return _param_to_json(name, value.item())
+    if isinstance(value, Integral):
+        return int(value)
+    if isinstance(value, Real):
+        if not math.isfinite(value):
+            raise ModelFileError(f"parameter {name} = {value!r} cannot be stored in a model file")
+        return float(value)
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_param_to_json(name, v) for v in value]
+    if isinstance(value, dict):
+        return {_ITEMS: [[_param_to_json(name, k), _param_to_json(name, v)]
+                         for k, v in value.items()]}
+    raise ModelFileError(f"parameter {name} = {value!r} cannot be stored in a model file")
+
+
+def _param_from_json(value):
+    if isinstance(value, dict):
+        if set(value) != {_ITEMS}:
+            raise ValueError("a parameter holds an unknown object")
+        return {_hashable(k): _param_from_json(v) for k, v in value[_ITEMS]}
+    if isinstance(value, list):
+        return [_param_from_json(v) for v in value]
+    return value
+
+
+def _hashable(key):
+    return tuple(key) if isinstance(key, list) else key
+
+
+def _floats_to_json(values: list) -> list:
+    """Replace +-inf (not valid JSON) with the strings "inf" / "-inf"."""
+    return [("inf" if v > 0 else "-inf") if isinstance(v, float) and math.isinf(v) else v
+            for v in values]
+
+
+def _floats_from_json(values) -> list:
+    if not isinstance(values, list):
+        raise TypeError("a tree array is not a list")
+    return [float(v) if v in ("inf", "-inf") else v for v in values]
+
+
+def model_to_dict(model) -> dict:
+    """The model-file document of a fitted model (raises NotFittedError if unfitted)."""
+    tree = model._check_fitted()
+    tree_dict = tree.to_dict()
+    for name, values in tree_dict.items():
+        if isinstance(values, list):
+            tree_dict[name] = _floats_to_json(values)
+    params = {name: _param_to_json(name, value) for name, value in model.get_params().items()}
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "quercus_version": _quercus_version(),
+        "estimator": ESTIMATOR,
+        "params": params,
+        "schema": model.schema_.to_json(),
+        "has_feature_names": hasattr(model, "feature_names_in_"),
+        "tree": tree_dict,
+    }
+
+
+def write_atomically(path, write: Callable[[TextIO], None]) -> None:
+    """Create or replace the text file ``path`` with what ``write(handle)`` writes.
+
+    The text goes to a temporary file in the same directory, which is flushed, synced and
+    renamed over ``path``. On any error the temporary file is removed, an existing file at
+    ``path`` is left untouched, and the error propagates.
+    """
+    path = Path(path)
+    directory = path.parent if str(path.parent) else Path(".")
+    fd, temp_name = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp_name, 0o644)
+        os.replace(temp_name, path)
+    except BaseException:
+        try:
+            os.unlink(temp_name)
+        except OSError:
+            pass
+        raise
+
+
+def save_model(model, path) -> None:
+    """Write a fitted model to ``path`` as one JSON document, atomically.
+
+    Raises
+    ------
+    NotFittedError
+        The model is not fitted.
+    ModelFileError
+        The file cannot be written (an existing file is then left untouched).
+    """
+    document = model_to_dict(model)
+
+    def write(handle: TextIO) -> None:
+        json.dump(document, handle, allow_nan=False, indent=1)
+        handle.write("\n")
+
+    try:
+        write_atomically(path, write)
+    except OSError as error:
+        raise ModelFileError(f"cannot write model file {path}: "
+                             f"{error.strerror or _one_line(error)}") from error
+    except (TypeError, ValueError) as error:
+        if isinstance(error, ModelFileError):
+            raise
+        raise ModelFileError(f"cannot write model file {path}: {_one_line(error)}") from error
+
+
+def load_model(path):
+    """Read a model file written by ``save_model``.
+
+    Returns
+    -------
+    DecisionTreeClassifier
+        A fitted model that predicts exactly as the saved one.
+
+    Raises
+    ------
+    ModelFileError
+        The file is missing, is not valid JSON, is not a Quercus model file, has an unknown
+        format version, or holds inconsistent data.
+    """
+    path = Path(path)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            document = json.load(handle)
+    except FileNotFoundError as error:
+        raise ModelFileError(f"model file {path} does not exist") from error
+    except OSError as error:
+        raise ModelFileError(f"cannot read model file {path}: {error.strerror or error}") \
+            from error
+    except (UnicodeDecodeError, ValueError) as error:  # JSONDecodeError is a ValueError
+        raise ModelFileError(f"{path} is not a Quercus model file (invalid JSON: "
+                             f"{_one_line(error)})") from error
+    return model_from_dict(document, path)
+
+
+def model_from_dict(document, path="<model>"):
+    """Rebuild a fitted model from a model-file document (see ``load_model``)."""
+    from ..data.schema import Schema
+    from ..estimator import DecisionTreeClassifier
+
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise ModelFileError(f"{path} is not a Quercus model file (no \"format\": \"{FORMAT}\")")
+    version = document.get("format_version")
+    if version != FORMAT_VERSION:
+        raise ModelFileError(f"{path} has model format version {version!r}; this version of "
+                             f"Quercus reads version {FORMAT_VERSION}")
+    if document.get("estimator") != ESTIMATOR:
+        raise ModelFileError(f"{path} holds an unknown estimator {document.get('estimator')!r}")
+    for key in ("params", "schema", "has_feature_names", "tree"):
+        if key not in document:
+            raise ModelFileError(f"{path} is incomplete: no {key!r} entry")
+    try:
+        params = {str(k): _param_from_json(v) for k, v in dict(document["params"]).items()}
+        model = DecisionTreeClassifier(**params)
+    except (TypeError, ValueError) as error:
+        raise ModelFileError(f"{path} has bad estimator parameters: {_one_line(error)}") \
+            from error
+    try:
+        schema = Schema.from_json(document["schema"])
+    except Exception as error:  # any malformed schema document
+        raise ModelFileError(f"{path} has a bad schema: {_one_line(error)}") from error
+    try:
+        raw = dict(document["tree"])
+        tree_dict = {k: _floats_from_json(v) if k != "n_classes" else v for k, v in raw.items()}
+        tree = Tree.from_dict(tree_dict)
+        _check_against_schema(tree, schema)
+    except (KeyError, IndexError, TypeError, ValueError, OverflowError) as error:
+        raise ModelFileError(f"{path} has inconsistent tree arrays: {_one_line(error)}") \
+            from error
+    model.tree_ = tree
+    model._set_fitted(schema, bool(document["has_feature_names"]))
+    return model
+
+
+def _check_against_schema(tree: Tree, schema) -> None:
+    """Raise ValueError where the tree does not fit the schema's features and classes."""
+    if tree.n_classes != len(schema.classes):
+        raise ValueError(f"the tree has {tree.n_classes} classes, the schema "
+                         f"{len(schema.classes)}")
+    inner = np.flatnonzero(tree.kind != LEAF)
+    features = tree.feature[inner]
+    if np.any(features < 0) or np.any(features >= len(schema.features)):
+        raise ValueError("a node tests a feature that the schema does not have")
+    for node in inner[tree.kind[inner] == CATEGORICAL]:
+        spec = schema.features[int(tree.feature[node])]
+        if spec.kind != "categorical":
+            raise ValueError(f"node {node} splits the numeric feature {spec.name!r} by category")
+    if not np.all(np.isfinite(tree.value)) or np.any(tree.value < 0):
+        raise ValueError("class weights must be finite and non-negative")

@@ -1,0 +1,97 @@
+"""The fitted tree as IF-THEN rules, one per leaf."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .conditions import Condition, format_percent, format_value, node_summary, walk
+
+__all__ = ["Rule", "rules_to_text", "simplify", "tree_to_rules"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """``IF conditions THEN target = label``, with the leaf's training support and accuracy.
+
+    Attributes
+    ----------
+    conditions : tuple of Condition
+        All must hold (an empty tuple means TRUE).
+    target : str
+        Name of the class column.
+    label : object
+        The predicted class label.
+    support : int
+        Training rows at the leaf.
+    accuracy : float
+        Majority-class weight / leaf weight.
+    leaf : int
+        The leaf's node id.
+    """
+
+    conditions: tuple[Condition, ...]
+    target: str
+    label: object
+    support: int
+    accuracy: float
+    leaf: int
+
+    def __str__(self) -> str:
+        premise = " AND ".join(str(c) for c in self.conditions) or "TRUE"
+        return (f"IF {premise} THEN {self.target} = {format_value(self.label)}  "
+                f"(support {self.support}, accuracy {format_percent(self.accuracy)})")
+
+
+def simplify(path: tuple[Condition, ...]) -> tuple[Condition, ...]:
+    """Merge the conditions on each feature, in order of the feature's first appearance.
+
+    Numeric bounds keep the tightest ``>`` and the tightest ``<=`` (both: ``"between"``);
+    category sets are intersected; "not missing" is dropped when a bound implies it.
+    """
+    by_feature: dict[str, list[Condition]] = {}
+    for condition in path:
+        by_feature.setdefault(condition.feature_name, []).append(condition)
+    out: list[Condition] = []
+    for name, conditions in by_feature.items():
+        highs = [c.value for c in conditions if c.op == "<="]
+        lows = [c.value for c in conditions if c.op == ">"]
+        if highs and lows:
+            out.append(Condition(name, "between", (max(lows), min(highs))))
+        elif highs:
+            out.append(Condition(name, "<=", min(highs)))
+        elif lows:
+            out.append(Condition(name, ">", max(lows)))
+        sets = [(c.value,) if c.op == "=" else tuple(c.value)
+                for c in conditions if c.op in ("=", "in")]
+        if sets:
+            kept = tuple(v for v in sets[0] if all(v in s for s in sets[1:]))
+            out.append(Condition(name, "=", kept[0]) if len(kept) == 1
+                       else Condition(name, "in", kept))
+        if any(c.op == "missing" for c in conditions):
+            out.append(Condition(name, "missing"))
+        elif any(c.op == "not missing" for c in conditions) and not (highs or lows):
+            out.append(Condition(name, "not missing"))
+    return tuple(out)
+
+
+def tree_to_rules(model) -> list[Rule]:
+    """One rule per leaf of a fitted model, leaves in pre-order (left first).
+
+    Missing-value routing is not part of the rules.
+    """
+    tree = model._check_fitted()
+    target = model.schema_.target or "class"
+    if tree.is_leaf(0):
+        leaves = [(0, ())]
+    else:
+        leaves = [(b.node, b.path) for b in walk(tree, model.schema_) if tree.is_leaf(b.node)]
+    rules = []
+    for node, path in leaves:
+        label, support, share = node_summary(model, node)
+        rules.append(Rule(simplify(path), target, label, support, share, node))
+    return rules
+
+
+def rules_to_text(model) -> str:
+    """The rules of a fitted model, one per line."""
+    return "\n".join(str(rule) for rule in tree_to_rules(model))
