@@ -10,7 +10,7 @@ from . import params as P
 from .data.schema import Schema, infer_schema
 from .errors import DataError, NotFittedError
 from .growing.builders import StoppingRules
-from .learners import LEARNERS, Settings
+from .learners import CRITERIA, DEFAULT_CRITERION, DEFAULT_MIN_SAMPLES_LEAF, LEARNERS, Settings
 from .pruning.cost_complexity import PruningPath, pruning_path
 from .tree import LEAF, Tree
 
@@ -22,14 +22,21 @@ class DecisionTreeClassifier:
 
     Parameters
     ----------
-    algorithm : {"cart"}, default="cart"
+    algorithm : {"cart", "id3", "c45"}, default="cart"
         The learner. ``"cart"``: binary splits, numeric thresholds at midpoints, categorical
-        features split by a subset of categories.
-    criterion : {"gini", "entropy"}, default="gini"
+        features split by a subset of categories (docs/cart.md). ``"id3"``: one branch per
+        category, categorical features only, no pruning. ``"c45"``: C4.5 release 8 as
+        Weka's J48 builds it: gain ratio, one branch per category, binary numeric
+        thresholds, fractional rows for missing values, pessimistic pruning (docs/c45.md).
+    criterion : str or None, default=None
+        ``"gini"`` (CART's default) or ``"entropy"`` for CART; ``"entropy"`` (information
+        gain, ID3's default) or ``"gain_ratio"`` for ID3; C4.5 always uses gain ratio.
     max_depth : int or None, default=None
     min_samples_split : int or float, default=2
-        Int: minimum rows to split a node. Float: a fraction of the training rows.
-    min_samples_leaf : int or float, default=1
+        Int: minimum rows to split a node. Float: a fraction of the training rows. CART only.
+    min_samples_leaf : int, float or None, default=None
+        Minimum rows in a leaf: 1 for CART and 2 for C4.5 (J48's -M) when None. C4.5 counts
+        weights and needs it in at least two branches of a split.
     min_weight_fraction_leaf : float, default=0.0
     min_impurity_decrease : float, default=0.0
         A node splits only if its weighted impurity decreases by at least this much.
@@ -40,6 +47,15 @@ class DecisionTreeClassifier:
         Complexity parameter of minimal cost-complexity pruning.
     categorical_features : "auto", list of names or indices, or bool mask, default="auto"
         Which features are categorical; "auto" infers it from the data types.
+    confidence : float, default=0.25
+        C4.5's confidence factor for pessimistic pruning (J48's -C); smaller prunes more.
+    pruning : bool, default=True
+        C4.5: prune after growing (``False`` is J48's -U; the tree is still collapsed).
+    subtree_raising : bool, default=True
+        C4.5: consider replacing a node by its largest branch (``False`` is J48's -S).
+    laplace : bool, default=False
+        C4.5 and ID3: Laplace-corrected leaf probabilities in ``predict_proba`` (J48's -A);
+        ``predict`` still takes the class with the most training weight.
 
     Attributes
     ----------
@@ -52,10 +68,11 @@ class DecisionTreeClassifier:
 
     _estimator_type = "classifier"
 
-    def __init__(self, algorithm="cart", criterion="gini", max_depth=None, min_samples_split=2,
-                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0,
-                 max_leaf_nodes=None, class_weight=None, ccp_alpha=0.0,
-                 categorical_features="auto"):
+    def __init__(self, algorithm="cart", criterion=None, max_depth=None, min_samples_split=2,
+                 min_samples_leaf=None, min_weight_fraction_leaf=0.0,
+                 min_impurity_decrease=0.0, max_leaf_nodes=None, class_weight=None,
+                 ccp_alpha=0.0, categorical_features="auto", confidence=0.25, pruning=True,
+                 subtree_raising=True, laplace=False):
         self.algorithm = algorithm
         self.criterion = criterion
         self.max_depth = max_depth
@@ -67,6 +84,10 @@ class DecisionTreeClassifier:
         self.class_weight = class_weight
         self.ccp_alpha = ccp_alpha
         self.categorical_features = categorical_features
+        self.confidence = confidence
+        self.pruning = pruning
+        self.subtree_raising = subtree_raising
+        self.laplace = laplace
 
     # -- scikit-learn protocol -------------------------------------------------------------
     @classmethod
@@ -102,29 +123,36 @@ class DecisionTreeClassifier:
     def fit(self, X, y, sample_weight=None) -> DecisionTreeClassifier:
         """Learn a tree from rows X (data frame, array or list of rows) and labels y."""
         P.check_choice("algorithm", self.algorithm, list(LEARNERS))
-        P.check_choice("criterion", self.criterion, ["gini", "entropy"])
+        criterion = DEFAULT_CRITERION[self.algorithm] if self.criterion is None else self.criterion
+        P.check_choice("criterion", criterion, CRITERIA[self.algorithm])
         schema = infer_schema(X, y, categorical_features=self.categorical_features)
         X_encoded = schema.encode(X)
         y_codes = schema.encode_labels(y)
         if X_encoded.shape[0] != y_codes.shape[0]:
             raise DataError(f"X has {X_encoded.shape[0]} rows but y has {y_codes.shape[0]}")
         weights = P.resolve_sample_weight(sample_weight, X_encoded.shape[0])
-        known = y_codes >= 0  # rows whose label is missing are left out
-        X_encoded, y_codes, weights = X_encoded[known], y_codes[known], weights[known]
-        if X_encoded.shape[0] == 0:
+        known = y_codes >= 0  # rows whose label is missing are left out by the learners
+        n_known = int(np.count_nonzero(known))
+        if n_known == 0:
             raise DataError("no training rows with a known class label")
         n_classes = len(schema.classes)
-        weights = weights * P.class_weight_factors(self.class_weight, y_codes,
-                                                   schema.classes.values)
-        settings = self._settings(X_encoded.shape[0], weights, sample_weight is not None)
+        factors = np.ones_like(weights)
+        factors[known] = P.class_weight_factors(self.class_weight, y_codes[known],
+                                                schema.classes.values)
+        weights = weights * factors
+        settings = self._settings(n_known, weights[known], sample_weight is not None,
+                                  criterion)
         self.tree_ = LEARNERS[self.algorithm](X_encoded, y_codes, weights, schema, n_classes,
                                               settings)
         self._set_fitted(schema, _has_names(X))
         return self
 
-    def _settings(self, n_rows: int, weights: np.ndarray, weighted: bool) -> Settings:
-        min_samples_leaf = P.resolve_count("min_samples_leaf", self.min_samples_leaf, n_rows,
-                                           minimum=1)
+    def _settings(self, n_rows: int, weights: np.ndarray, weighted: bool,
+                  criterion: str) -> Settings:
+        leaf = self.min_samples_leaf
+        if leaf is None:
+            leaf = DEFAULT_MIN_SAMPLES_LEAF[self.algorithm]
+        min_samples_leaf = P.resolve_count("min_samples_leaf", leaf, n_rows, minimum=1)
         min_samples_split = P.resolve_count("min_samples_split", self.min_samples_split, n_rows,
                                             minimum=2)
         fraction = P.check_non_negative("min_weight_fraction_leaf",
@@ -139,7 +167,12 @@ class DecisionTreeClassifier:
                                                        self.min_impurity_decrease),
             max_leaf_nodes=P.resolve_max_leaf_nodes(self.max_leaf_nodes))
         ccp_alpha = P.check_non_negative("ccp_alpha", self.ccp_alpha)
-        return Settings(criterion=self.criterion, rules=rules, ccp_alpha=ccp_alpha)
+        confidence = P.check_non_negative("confidence", self.confidence, upper=1.0)
+        if not 0.0 < confidence < 1.0:
+            raise ValueError(f"confidence must be in (0, 1); got {self.confidence!r}")
+        return Settings(criterion=criterion, rules=rules, ccp_alpha=ccp_alpha,
+                        confidence=confidence, pruning=bool(self.pruning),
+                        subtree_raising=bool(self.subtree_raising))
 
     def _set_fitted(self, schema: Schema, has_names: bool) -> None:
         """Attributes derived from the schema (also used when a model file is loaded)."""
@@ -174,16 +207,14 @@ class DecisionTreeClassifier:
         return self.tree_.apply(self._encode(X))
 
     def predict_proba(self, X) -> np.ndarray:
-        """Class probabilities: the class shares of the training weight at each row's leaf."""
-        value = self.tree_.value[self.apply(X)]
-        total = value.sum(axis=1, keepdims=True)
-        total[total == 0.0] = 1.0
-        return value / total
+        """Class probabilities: the class shares of the training weight at each row's leaf
+        (Laplace-corrected with ``laplace=True``); see ``Tree.predict_proba``."""
+        return self.tree_.predict_proba(self._encode(X), laplace=bool(self.laplace))
 
     def predict(self, X) -> np.ndarray:
         """The most probable class of every row (ties: the first class)."""
-        self._check_fitted()
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self._check_fitted().predict_proba(self._encode(X))
+        return self.classes_[np.argmax(proba, axis=1)]
 
     def score(self, X, y, sample_weight=None) -> float:
         """Accuracy of ``predict(X)`` against y."""

@@ -1,8 +1,9 @@
 """Algorithm presets: each turns encoded rows into a fitted flat tree.
 
 ``LEARNERS`` maps the estimator's ``algorithm`` parameter to a function
-``fit(X, y, sample_weight, schema, n_classes, settings) -> Tree``. Later algorithms
-(ID3, C4.5, class interval) register here.
+``fit(X, y, sample_weight, schema, n_classes, settings) -> Tree``. ``X`` holds every input
+row and ``y`` is -1 where the class is missing: C4.5 uses those rows for two whole-data
+rules; the others drop them.
 """
 
 from __future__ import annotations
@@ -12,9 +13,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from .growing.builders import StoppingRules, grow
+from .growing.c45 import grow_c45, to_flat_tree
+from .growing.id3 import check_id3_data, grow_id3
 from .pruning.cost_complexity import prune
+from .pruning.pessimistic import Pruner, collapse
+from .splitting.c45 import AttributeInfo
 from .splitting.cart import CartSplitter
 from .tree import Tree
+
+# criterion and min_samples_leaf when the estimator leaves them as None
+DEFAULT_CRITERION = {"cart": "gini", "id3": "entropy", "c45": "gain_ratio"}
+CRITERIA = {"cart": ["gini", "entropy"], "id3": ["entropy", "gain_ratio"], "c45": ["gain_ratio"]}
+DEFAULT_MIN_SAMPLES_LEAF = {"cart": 1, "id3": 1, "c45": 2}
 
 
 @dataclass
@@ -23,14 +33,17 @@ class Settings:
 
     criterion: str
     rules: StoppingRules
-    ccp_alpha: float
+    ccp_alpha: float = 0.0
+    confidence: float = 0.25
+    pruning: bool = True
+    subtree_raising: bool = True
 
 
-def fit_cart(X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, schema, n_classes: int,
-             settings: Settings) -> Tree:
+def fit_cart(X, y, sample_weight, schema, n_classes: int, settings: Settings) -> Tree:
     """CART: binary splits, numeric thresholds and categorical subsets, then ccp pruning."""
+    known = y >= 0
     splitter = CartSplitter(
-        X, y, sample_weight, categorical_mask=schema.categorical_mask,
+        X[known], y[known], sample_weight[known], categorical_mask=schema.categorical_mask,
         n_categories=schema.n_categories, n_classes=n_classes, criterion=settings.criterion,
         min_samples_leaf=settings.rules.min_samples_leaf,
         min_weight_leaf=settings.rules.min_weight_leaf)
@@ -38,4 +51,35 @@ def fit_cart(X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, schema, n_
     return prune(tree, settings.ccp_alpha)
 
 
-LEARNERS = {"cart": fit_cart}
+def _depth_limit(rules: StoppingRules):
+    return None if rules.max_depth >= np.iinfo(np.int32).max else rules.max_depth
+
+
+def fit_c45(X, y, sample_weight, schema, n_classes: int, settings: Settings) -> Tree:
+    """C4.5 release 8 as Weka's J48: grow, collapse, then pessimistic pruning."""
+    known = y >= 0
+    info = AttributeInfo(categorical=schema.categorical_mask,
+                         n_values=schema.n_categories, n_classes=n_classes,
+                         min_leaf=float(settings.rules.min_samples_leaf),
+                         n_all_rows=X.shape[0])
+    X_known, y_known = X[known], y[known]
+    root = grow_c45(X_known, y_known, sample_weight[known], X, info,
+                    max_depth=_depth_limit(settings.rules))
+    collapse(root)
+    if settings.pruning:
+        Pruner(X_known, y_known, n_classes, settings.confidence,
+               settings.subtree_raising).prune(root)
+    return to_flat_tree(root, n_classes)
+
+
+def fit_id3(X, y, sample_weight, schema, n_classes: int, settings: Settings) -> Tree:
+    """ID3: multiway splits on categorical features by information gain (or gain ratio)."""
+    known = y >= 0
+    check_id3_data(X[known], schema)
+    root = grow_id3(X[known], y[known], schema.n_categories, n_classes,
+                    use_gain_ratio=settings.criterion == "gain_ratio",
+                    max_depth=_depth_limit(settings.rules))
+    return to_flat_tree(root, n_classes)
+
+
+LEARNERS = {"cart": fit_cart, "id3": fit_id3, "c45": fit_c45}

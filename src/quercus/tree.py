@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._kernels.predict import CATEGORICAL, LEAF, NUMERIC, apply_rows, path_lengths
+from ._kernels.predict import CATEGORICAL, LEAF, NUMERIC, apply_rows, path_lengths, proba_rows
 
 __all__ = ["CATEGORICAL", "LEAF", "NUMERIC", "Tree", "TreeRecorder"]
 
@@ -23,6 +23,7 @@ _ARRAY_FIELDS = {
     "impurity": np.float64,
     "n_node_samples": np.int64,
     "weighted_n_node_samples": np.float64,
+    "empty": np.bool_,
 }
 
 
@@ -42,6 +43,11 @@ class Tree:
     impurity: np.ndarray
     n_node_samples: np.ndarray
     weighted_n_node_samples: np.ndarray
+    empty: np.ndarray | None = None  # leaves that never received a training row (C4.5, ID3)
+
+    def __post_init__(self):
+        if self.empty is None:
+            self.empty = np.zeros(self.kind.shape[0], dtype=np.bool_)
 
     @property
     def n_nodes(self) -> int:
@@ -86,13 +92,53 @@ class Tree:
 
     def _kernel_args(self):
         return (self.kind, self.feature, self.threshold, self.child_ptr, self.child_ids,
-                self.missing_branch, self.category_ptr, self.category_branch)
+                self.missing_branch, self.category_ptr, self.category_branch,
+                self.weighted_n_node_samples)
 
     def apply(self, X: np.ndarray) -> np.ndarray:
-        """Leaf id reached by every row of the encoded matrix X."""
+        """Leaf id reached by every row of the encoded matrix X.
+
+        At a node that sends missing values down every branch (C4.5), a row with a missing
+        value is followed down the branch with the most training weight.
+        """
         X = np.ascontiguousarray(X, dtype=np.float64)
         out = np.empty(X.shape[0], dtype=np.int64)
         apply_rows(X, *self._kernel_args(), out)
+        return out
+
+    def node_probabilities(self, laplace: bool = False) -> np.ndarray:
+        """Class probabilities a row gets at each node if it stops there.
+
+        A leaf gives its class shares (all zero when it holds no weight), with Laplace's
+        correction ``(n_c + 1) / (n + k)`` if asked. An empty leaf (one that never received
+        training rows) gives its parent's class shares instead, or a uniform row with
+        Laplace's correction, as C4.5 does.
+        """
+        totals = self.value.sum(axis=1, keepdims=True)
+        if laplace:
+            proba = (self.value + 1.0) / (totals + self.n_classes)
+        else:
+            proba = np.divide(self.value, totals, out=np.zeros_like(self.value),
+                              where=totals > 0)
+        empty = np.flatnonzero(self.empty)
+        if empty.size:
+            parent = self.parents()
+            if laplace:
+                proba[empty] = 1.0 / self.n_classes
+            else:
+                p = parent[empty]
+                parent_totals = totals[p]
+                proba[empty] = np.divide(self.value[p], parent_totals,
+                                         out=np.zeros((empty.size, self.n_classes)),
+                                         where=parent_totals > 0)
+        return proba
+
+    def predict_proba(self, X: np.ndarray, laplace: bool = False) -> np.ndarray:
+        """Class probabilities of every row: the leaf's, or for a missing value at a C4.5
+        node the sum over its branches weighted by their shares of the training weight."""
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        out = np.zeros((X.shape[0], self.n_classes))
+        proba_rows(X, *self._kernel_args(), self.node_probabilities(laplace), out)
         return out
 
     def decision_paths(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -141,7 +187,7 @@ class Tree:
         """Raise ValueError if the arrays do not describe a well-formed tree."""
         n = self.n_nodes
         same_length = ("feature", "threshold", "missing_branch", "impurity", "n_node_samples",
-                       "weighted_n_node_samples")
+                       "weighted_n_node_samples", "empty")
         if n == 0 or any(getattr(self, f).shape[0] != n for f in same_length):
             raise ValueError("node arrays differ in length")
         if self.value.shape[0] != n or self.child_ptr.shape[0] != n + 1:
@@ -162,7 +208,7 @@ class Tree:
                 raise ValueError(f"node {node} is malformed")
             if np.any(children <= node) or np.any(children >= n):
                 raise ValueError(f"node {node} has children out of pre-order")
-            if not 0 <= self.missing_branch[node] < children.size:
+            if not -1 <= self.missing_branch[node] < children.size:
                 raise ValueError(f"node {node} has a bad missing-value branch")
             cmap = self.category_map(node)
             if np.any(cmap < 0) or np.any(cmap >= children.size):
@@ -176,9 +222,9 @@ class TreeRecorder:
     n_classes: int
     nodes: list = field(default_factory=list)
 
-    def add(self, *, value, impurity, n_samples, weight) -> int:
+    def add(self, *, value, impurity, n_samples, weight, empty=False) -> int:
         """Add a leaf; returns its provisional id."""
-        self.nodes.append({
+        self.nodes.append({"empty": bool(empty),
             "kind": LEAF, "feature": -1, "threshold": np.nan, "children": [],
             "missing_branch": 0, "category_map": None, "value": np.asarray(value, float),
             "impurity": float(impurity), "n": int(n_samples), "w": float(weight),
@@ -228,6 +274,7 @@ class TreeRecorder:
             impurity=np.array([r["impurity"] for r in records], dtype=np.float64),
             n_node_samples=np.array([r["n"] for r in records], dtype=np.int64),
             weighted_n_node_samples=np.array([r["w"] for r in records], dtype=np.float64),
+            empty=np.array([r["empty"] for r in records], dtype=np.bool_),
         )
 
 
@@ -240,7 +287,7 @@ def collapse(tree: Tree, to_leaves) -> Tree:
         old, parent, branch = stack.pop()
         new = recorder.add(value=tree.value[old], impurity=tree.impurity[old],
                            n_samples=tree.n_node_samples[old],
-                           weight=tree.weighted_n_node_samples[old])
+                           weight=tree.weighted_n_node_samples[old], empty=tree.empty[old])
         if parent >= 0:
             recorder.nodes[parent]["children"][branch] = new
         children = tree.children(old)
