@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .growing.builders import StoppingRules, grow
+from ._kernels.c45 import xlogx_table
 from .growing.c45 import grow_c45, to_flat_tree
 from .growing.id3 import check_id3_data, grow_id3
 from .pruning.cost_complexity import prune
@@ -62,7 +63,12 @@ def fit_c45(X, y, sample_weight, schema, n_classes: int, settings: Settings) -> 
                          n_values=schema.n_categories, n_classes=n_classes,
                          min_leaf=float(settings.rules.min_samples_leaf),
                          n_all_rows=X.shape[0])
-    X_known, y_known = X[known], y[known]
+    total = float(sample_weight[known].sum())
+    if np.all(sample_weight == np.round(sample_weight)) and total < 50_000_000:
+        info.xlogx_of_int = xlogx_table(int(total) + 1)
+    # Column-major: kernels read one feature at a time.
+    X = np.asfortranarray(X)
+    X_known, y_known = (X, y) if known.all() else (np.asfortranarray(X[known]), y[known])
     root = grow_c45(X_known, y_known, sample_weight[known], X, info,
                     max_depth=_depth_limit(settings.rules))
     collapse(root)

@@ -30,93 +30,144 @@ def _table_entropy_sum(table_row_total, class_weights):
     return out
 
 
+@njit(cache=True)
+def _f(x, xlogx_of_int):
+    """F(x), read from a table of F(0..n) when the node's weights are all whole numbers."""
+    if xlogx_of_int.shape[0] > 0:
+        return xlogx_of_int[int(x + 0.5)]
+    return xlog2x(x)
+
+
+@njit(cache=True)
+def _bag_entropy_sum(total, class_weights, xlogx_of_int):
+    out = _f(total, xlogx_of_int)
+    for c in range(class_weights.shape[0]):
+        out -= _f(class_weights[c], xlogx_of_int)
+    return out
+
+
+def xlogx_table(n: int) -> np.ndarray:
+    """F(k) for k = 0..n, computed exactly as ``xlog2x`` computes it."""
+    k = np.arange(n + 1, dtype=np.float64)
+    out = np.zeros(n + 1)
+    out[1:] = k[1:] * np.log2(k[1:])
+    return out
+
+
+@njit(cache=True)
+def _scan_one(values, classes, weights, n_classes, min_leaf, node_weight, out_left, out_right,
+              xlogx_of_int):
+    """Scan one feature's sorted (values, classes, weights), missing values last.
+
+    Returns (valid, gain, split_info, threshold, known weight) and fills out_left/out_right
+    with the known rows' class weights on each side of the chosen cut.
+    """
+    n_known = values.shape[0]
+    while n_known > 0 and np.isnan(values[n_known - 1]):
+        n_known -= 1
+    known_classes = np.zeros(n_classes)
+    for p in range(n_known):
+        known_classes[classes[p]] += weights[p]
+    known = known_classes.sum()
+    min_split = 0.1 * known / n_classes
+    if min_split <= min_leaf:
+        min_split = min_leaf
+    elif min_split > 25.0:
+        min_split = 25.0
+    if n_known < 2.0 * min_split:
+        return False, 0.0, 0.0, 0.0, known
+    old = _bag_entropy_sum(known, known_classes, xlogx_of_int)
+    unknown_factor = 1.0 - (node_weight - known) / node_weight
+    left = np.zeros(n_classes)
+    right = known_classes.copy()
+    weight_left = 0.0
+    weight_right = known
+    best = 0.0
+    split_index = -1
+    n_candidates = 0
+    last = 0
+    for nxt in range(1, n_known):
+        if not values[nxt - 1] + 1e-5 < values[nxt]:
+            continue
+        for p in range(last, nxt):
+            c = classes[p]
+            left[c] += weights[p]
+            right[c] -= weights[p]
+            weight_left += weights[p]
+            weight_right -= weights[p]
+        last = nxt
+        if min_split - weight_left < SMALL and min_split - weight_right < SMALL:
+            new = (_bag_entropy_sum(weight_left, left, xlogx_of_int)
+                   + _bag_entropy_sum(weight_right, right, xlogx_of_int))
+            numerator = unknown_factor * (old - new)
+            gain = 0.0 if abs(numerator) < SMALL else numerator / known
+            if gain - best > SMALL:
+                best = gain
+                split_index = nxt - 1
+            n_candidates += 1
+    if n_candidates == 0:
+        return False, 0.0, 0.0, 0.0, known
+    gain = best - np.log2(n_candidates) / node_weight
+    if gain < SMALL:
+        return False, 0.0, 0.0, 0.0, known
+    low = values[split_index]
+    high = values[split_index + 1]
+    threshold = (low + high) / 2.0
+    if threshold == high:
+        threshold = low
+    out_left[:] = 0.0
+    for p in range(split_index + 1):
+        out_left[classes[p]] += weights[p]
+    for c in range(n_classes):
+        out_right[c] = known_classes[c] - out_left[c]
+    w_left = out_left.sum()
+    w_right = known - w_left
+    split_info = (xlog2x(node_weight) - xlog2x(w_left) - xlog2x(w_right)
+                  - xlog2x(node_weight - known))
+    return True, gain, (split_info if known > SMALL else 0.0), threshold, known
+
+
 @njit(parallel=True, cache=True)
-def scan_numeric(X, y, rows, weights, sorted_pos, features, n_classes, min_leaf, node_weight,
-                 out_valid, out_gain, out_split_info, out_threshold, out_left, out_right,
-                 out_known):
+def _scan_parallel(values, classes, weights, n_classes, min_leaf, node_weight, out_valid,
+                   out_gain, out_split_info, out_threshold, out_left, out_right, out_known,
+                   xlogx_of_int):
+    for i in prange(values.shape[0]):
+        r = _scan_one(values[i], classes[i], weights[i], n_classes, min_leaf, node_weight,
+                      out_left[i], out_right[i], xlogx_of_int)
+        out_valid[i], out_gain[i], out_split_info[i], out_threshold[i], out_known[i] = r
+
+
+@njit(cache=True)
+def _scan_serial(values, classes, weights, n_classes, min_leaf, node_weight, out_valid,
+                 out_gain, out_split_info, out_threshold, out_left, out_right, out_known,
+                 xlogx_of_int):
+    for i in range(values.shape[0]):
+        r = _scan_one(values[i], classes[i], weights[i], n_classes, min_leaf, node_weight,
+                      out_left[i], out_right[i], xlogx_of_int)
+        out_valid[i], out_gain[i], out_split_info[i], out_threshold[i], out_known[i] = r
+
+
+# Below this many (rows x features) a node is scanned on one thread: starting threads costs
+# more than it saves.
+PARALLEL_MIN_WORK = 200_000
+
+
+def scan_numeric(columns, n_classes, min_leaf, node_weight, out_valid, out_gain,
+                 out_split_info, out_threshold, out_left, out_right, out_known, xlogx_of_int):
     """C4.5's best threshold per numeric feature, with the MDL correction (spec steps 17-19).
 
-    Per feature ``i``: ``out_valid[i]``; the corrected gain; the split information (missing
-    rows as one more branch); the provisional threshold; the class weights of the known rows
-    left and right of it; and the known weight K.
+    ``columns`` is a node's SortedColumns. Per feature ``i``: ``out_valid[i]``; the
+    corrected gain; the split information (missing rows as one more branch); the
+    provisional threshold; the class weights of the known rows left and right of it; and
+    the known weight K. ``xlogx_of_int`` is ``xlogx_table(n)`` when every weight at the node
+    is a whole number (then F is looked up), else empty.
     """
-    for i in prange(features.shape[0]):
-        f = features[i]
-        pos = sorted_pos[i]
-        n = pos.shape[0]
-        out_valid[i] = False
-        n_known = n
-        while n_known > 0 and np.isnan(X[rows[pos[n_known - 1]], f]):
-            n_known -= 1
-        known_classes = np.zeros(n_classes)
-        for p in range(n_known):
-            q = pos[p]
-            known_classes[y[rows[q]]] += weights[q]
-        known = known_classes.sum()
-        out_known[i] = known
-        min_split = 0.1 * known / n_classes
-        if min_split <= min_leaf:
-            min_split = min_leaf
-        elif min_split > 25.0:
-            min_split = 25.0
-        if n_known < 2.0 * min_split:
-            continue
-        old = _table_entropy_sum(known, known_classes)
-        unknown_factor = 1.0 - (node_weight - known) / node_weight
-        left = np.zeros(n_classes)
-        right = known_classes.copy()
-        weight_left = 0.0
-        weight_right = known
-        best = 0.0
-        split_index = -1
-        n_candidates = 0
-        last = 0
-        for nxt in range(1, n_known):
-            v_prev = X[rows[pos[nxt - 1]], f]
-            v_next = X[rows[pos[nxt]], f]
-            if not v_prev + 1e-5 < v_next:
-                continue
-            for p in range(last, nxt):
-                q = pos[p]
-                c = y[rows[q]]
-                left[c] += weights[q]
-                right[c] -= weights[q]
-                weight_left += weights[q]
-                weight_right -= weights[q]
-            last = nxt
-            if min_split - weight_left < SMALL and min_split - weight_right < SMALL:
-                new = _table_entropy_sum(weight_left, left) + _table_entropy_sum(weight_right,
-                                                                                   right)
-                numerator = unknown_factor * (old - new)
-                gain = 0.0 if abs(numerator) < SMALL else numerator / known
-                if gain - best > SMALL:
-                    best = gain
-                    split_index = nxt - 1
-                n_candidates += 1
-        if n_candidates == 0:
-            continue
-        gain = best - np.log2(n_candidates) / node_weight
-        if gain < SMALL:
-            continue
-        low = X[rows[pos[split_index]], f]
-        high = X[rows[pos[split_index + 1]], f]
-        threshold = (low + high) / 2.0
-        if threshold == high:
-            threshold = low
-        out_left[i, :] = 0.0
-        for p in range(split_index + 1):
-            q = pos[p]
-            out_left[i, y[rows[q]]] += weights[q]
-        for c in range(n_classes):
-            out_right[i, c] = known_classes[c] - out_left[i, c]
-        w_left = out_left[i].sum()
-        w_right = known - w_left
-        split_info = (xlog2x(node_weight) - xlog2x(w_left) - xlog2x(w_right)
-                      - xlog2x(node_weight - known))
-        out_valid[i] = True
-        out_gain[i] = gain
-        out_split_info[i] = split_info if known > SMALL else 0.0
-        out_threshold[i] = threshold
+    values = columns.values
+    big = values.shape[0] * values.shape[1] >= PARALLEL_MIN_WORK
+    kernel = _scan_parallel if big else _scan_serial
+    kernel(values, columns.classes, columns.weights, n_classes, float(min_leaf),
+           float(node_weight), out_valid, out_gain, out_split_info, out_threshold, out_left,
+           out_right, out_known, xlogx_of_int)
 
 
 @njit(cache=True)
@@ -146,16 +197,131 @@ def largest_value_at_most(column, threshold):
     return best if found else threshold
 
 
-@njit(parallel=True, cache=True)
-def filter_sorted(sorted_pos, new_position, n_child, out):
-    """Keep, in order, the positions that belong to a child, renumbered for the child.
+@njit(cache=True)
+def _filter_one(values, classes, positions, new_position, child_weights, out_values,
+                out_classes, out_weights, out_positions):
+    k = 0
+    for p in range(positions.shape[0]):
+        q = new_position[positions[p]]
+        if q >= 0:
+            out_values[k] = values[p]
+            out_classes[k] = classes[p]
+            out_weights[k] = child_weights[q]
+            out_positions[k] = q
+            k += 1
 
-    ``new_position[p]`` is the child's position of parent position p, or -1.
+
+@njit(parallel=True, cache=True)
+def _filter_parallel(values, classes, positions, new_position, child_weights, out_values,
+                     out_classes, out_weights, out_positions):
+    for i in prange(values.shape[0]):
+        _filter_one(values[i], classes[i], positions[i], new_position, child_weights,
+                    out_values[i], out_classes[i], out_weights[i], out_positions[i])
+
+
+@njit(cache=True)
+def _filter_serial(values, classes, positions, new_position, child_weights, out_values,
+                   out_classes, out_weights, out_positions):
+    for i in range(values.shape[0]):
+        _filter_one(values[i], classes[i], positions[i], new_position, child_weights,
+                    out_values[i], out_classes[i], out_weights[i], out_positions[i])
+
+
+@njit(parallel=True, cache=True)
+def _sort_columns(X, y, weights, features, out_values, out_classes, out_weights,
+                  out_positions):
+    """Sort every feature's rows by value (stable, missing values last), in parallel."""
+    for i in prange(features.shape[0]):
+        column = X[:, features[i]].copy()
+        order = np.argsort(column, kind="mergesort")
+        for p in range(order.shape[0]):
+            r = order[p]
+            out_values[i, p] = column[r]
+            out_classes[i, p] = y[r]
+            out_weights[i, p] = weights[r]
+            out_positions[i, p] = r
+
+
+class SortedColumns:
+    """A node's numeric features, each sorted (missing values last), stored contiguously:
+    values, class codes and weights side by side, and the node position of each entry.
+    A child's columns are filtered from its parent's, so nothing is sorted twice."""
+
+    def __init__(self, values, classes, weights, positions):
+        self.values, self.classes = values, classes
+        self.weights, self.positions = weights, positions
+
+    @classmethod
+    def sort(cls, X, y, weights, features) -> "SortedColumns":
+        shape = (len(features), X.shape[0])
+        out = cls(np.empty(shape), np.empty(shape, dtype=y.dtype), np.empty(shape),
+                  np.empty(shape, dtype=np.int32))
+        _sort_columns(X, y, weights, np.asarray(features, dtype=np.int64), out.values,
+                      out.classes, out.weights, out.positions)
+        return out
+
+    def child(self, new_position, child_weights) -> "SortedColumns":
+        """Entries whose ``new_position`` is >= 0, in order, renumbered, with new weights."""
+        shape = (self.values.shape[0], child_weights.shape[0])
+        out = SortedColumns(np.empty(shape), np.empty(shape, dtype=self.classes.dtype),
+                            np.empty(shape), np.empty(shape, dtype=np.int32))
+        big = shape[0] * self.values.shape[1] >= PARALLEL_MIN_WORK
+        (_filter_parallel if big else _filter_serial)(
+            self.values, self.classes, self.positions, new_position, child_weights,
+            out.values, out.classes, out.weights, out.positions)
+        return out
+
+
+@njit(cache=True)
+def split_rows(X, rows, weights, feature, numeric, threshold, n_branches):
+    """Send a node's rows to its branches (spec step 22).
+
+    A known value goes to its branch (numeric: value <= threshold within 1e-6 goes to 0);
+    a missing one to every branch whose share of the known weight exceeds 1e-6, with its
+    weight times that share. Returns (positions, weights, ptr): branch j holds
+    ``positions[ptr[j]:ptr[j+1]]`` (indices into ``rows``), known rows first, in order.
     """
-    for i in prange(sorted_pos.shape[0]):
-        k = 0
-        for p in sorted_pos[i]:
-            q = new_position[p]
-            if q >= 0:
-                out[i, k] = q
-                k += 1
+    n = rows.shape[0]
+    branch = np.empty(n, dtype=np.int64)
+    bag = np.zeros(n_branches)
+    n_missing = 0
+    for p in range(n):
+        v = X[rows[p], feature]
+        if np.isnan(v):
+            branch[p] = -1
+            n_missing += 1
+        else:
+            b = (0 if v - threshold < SMALL else 1) if numeric else int(v)
+            branch[p] = b
+            bag[b] += weights[p]
+    known = bag.sum()
+    counts = np.zeros(n_branches, dtype=np.int64)
+    for p in range(n):
+        if branch[p] >= 0:
+            counts[branch[p]] += 1
+    share = np.zeros(n_branches)
+    takes_missing = np.zeros(n_branches, dtype=np.bool_)
+    if n_missing > 0 and known > 0.0:
+        for j in range(n_branches):
+            share[j] = bag[j] / known
+            takes_missing[j] = share[j] > SMALL
+    ptr = np.zeros(n_branches + 1, dtype=np.int64)
+    for j in range(n_branches):
+        ptr[j + 1] = ptr[j] + counts[j] + (n_missing if takes_missing[j] else 0)
+    out_pos = np.empty(ptr[n_branches], dtype=np.int64)
+    out_w = np.empty(ptr[n_branches])
+    fill = ptr[:-1].copy()
+    for p in range(n):
+        b = branch[p]
+        if b >= 0:
+            out_pos[fill[b]] = p
+            out_w[fill[b]] = weights[p]
+            fill[b] += 1
+    for p in range(n):
+        if branch[p] < 0:
+            for j in range(n_branches):
+                if takes_missing[j]:
+                    out_pos[fill[j]] = p
+                    out_w[fill[j]] = weights[p] * share[j]
+                    fill[j] += 1
+    return out_pos, out_w, ptr

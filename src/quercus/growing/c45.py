@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._kernels.c45 import SMALL, filter_sorted, largest_value_at_most
+from .._kernels.c45 import SMALL, SortedColumns, largest_value_at_most, split_rows
 from ..splitting.c45 import AttributeInfo, choose, nominal_candidate, numeric_candidates
 from ..tree import CATEGORICAL, LEAF, NUMERIC, TreeRecorder
 
@@ -49,36 +49,31 @@ def class_table(y, rows, weights, n_classes) -> np.ndarray:
     return np.bincount(y[rows], weights=weights, minlength=n_classes).astype(np.float64)
 
 
-def route(X, node: C45Node, rows: np.ndarray) -> np.ndarray:
-    """Branch of each row at a split node; -1 where the value is missing."""
-    values = X[rows, node.feature]
-    missing = np.isnan(values)
-    if node.kind == NUMERIC:
-        branch = np.where(values - node.threshold < SMALL, 0, 1)
-    else:
-        branch = np.where(missing, 0, np.nan_to_num(values)).astype(np.int64)
-    return np.where(missing, -1, branch)
-
-
 def distribute(X, y, node: C45Node, rows, weights, n_classes):
     """Send rows to the children: known values to their branch, missing ones to every branch
-    whose share of the known weight exceeds 1e-6, with the weight times that share."""
-    branch = route(X, node, rows)
-    n_branches = len(node.children)
-    known = branch >= 0
-    bag_weights = np.bincount(branch[known], weights=weights[known], minlength=n_branches)
-    total_known = bag_weights.sum()
-    shares = bag_weights / total_known if total_known > 0 else np.zeros(n_branches)
-    missing = np.flatnonzero(~known)
-    parts = []
-    for j in range(n_branches):
-        take = np.flatnonzero(branch == j)
-        w = weights[take]
-        if shares[j] > SMALL and missing.size:
-            take = np.concatenate([take, missing])
-            w = np.concatenate([w, weights[missing] * shares[j]])
-        parts.append((take, w))
-    return parts
+    whose share of the known weight exceeds 1e-6, with the weight times that share.
+    Returns one (positions into ``rows``, weights) pair per branch."""
+    positions, w, ptr = split_rows(X, rows, weights, node.feature, node.kind == NUMERIC,
+                                   node.threshold, len(node.children))
+    return [(positions[ptr[j]:ptr[j + 1]], w[ptr[j]:ptr[j + 1]])
+            for j in range(len(node.children))]
+
+
+def move_threshold(distinct: np.ndarray, column: np.ndarray, threshold: float) -> float:
+    """Spec step 20: the largest value of the full column that is <= threshold (within
+    1e-6), scanning in file order and replacing only by a value larger by more than 1e-6.
+
+    ``distinct`` holds the column's sorted distinct values; the file-order scan is needed
+    only when values closer than 1e-6 crowd the answer.
+    """
+    end = int(np.searchsorted(distinct, threshold, side="right"))
+    while end < distinct.size and distinct[end] - threshold < SMALL:
+        end += 1
+    if end == 0:
+        return float(threshold)
+    if end >= 2 and distinct[end - 1] - distinct[end - 2] <= SMALL:
+        return float(largest_value_at_most(column, threshold))
+    return float(distinct[end - 1])
 
 
 def grow_c45(X, y, weights, X_full, info: AttributeInfo, *, max_depth=None) -> C45Node:
@@ -88,17 +83,24 @@ def grow_c45(X, y, weights, X_full, info: AttributeInfo, *, max_depth=None) -> C
     nominal_features = np.flatnonzero(info.categorical)
     rows = np.arange(X.shape[0])
     root = C45Node(rows, weights.astype(np.float64), class_table(y, rows, weights, n_classes))
-    sorted_pos = np.ascontiguousarray(
-        np.argsort(X[:, numeric_features], axis=0, kind="stable").T.astype(np.int32))
-    stack = [(root, sorted_pos, 0)]
+    columns = SortedColumns.sort(X, y, root.weights, numeric_features)
+    distinct_values = {}
+    for i, f in enumerate(numeric_features):
+        if X_full is X:  # no row was dropped: reuse the sorted root column
+            values = columns.values[i][~np.isnan(columns.values[i])]
+            keep = np.ones(values.size, dtype=bool)
+            keep[1:] = values[1:] != values[:-1]
+            distinct_values[int(f)] = values[keep]
+        else:
+            distinct_values[int(f)] = np.unique(X_full[~np.isnan(X_full[:, f]), f])
+    stack = [(root, columns, 0)]
     while stack:
-        node, sorted_pos, depth = stack.pop()
+        node, columns, depth = stack.pop()
         weight = node.table.sum()
         if (2 * info.min_leaf - weight > SMALL or abs(weight - node.table.max()) < SMALL
                 or (max_depth is not None and depth >= max_depth)):
             continue
-        candidates = numeric_candidates(X, y, node.rows, node.weights, sorted_pos,
-                                        numeric_features, info, weight)
+        candidates = numeric_candidates(columns, numeric_features, node.weights, info, weight)
         for f in nominal_features:
             c = nominal_candidate(X, y, node.rows, node.weights, int(f), info, weight)
             if c is not None:
@@ -109,8 +111,8 @@ def grow_c45(X, y, weights, X_full, info: AttributeInfo, *, max_depth=None) -> C
         node.feature = winner.feature
         if winner.numeric:
             node.kind = NUMERIC
-            node.threshold = float(largest_value_at_most(X_full[:, winner.feature],
-                                                         winner.threshold))
+            node.threshold = move_threshold(distinct_values[winner.feature],
+                                            X_full[:, winner.feature], winner.threshold)
             n_branches = 2
         else:
             node.kind = CATEGORICAL
@@ -133,9 +135,7 @@ def grow_c45(X, y, weights, X_full, info: AttributeInfo, *, max_depth=None) -> C
                 continue
             new_position = np.full(node.rows.size, -1, dtype=np.int64)
             new_position[take] = np.arange(take.size)
-            child_sorted = np.empty((sorted_pos.shape[0], take.size), dtype=np.int32)
-            filter_sorted(sorted_pos, new_position, take.size, child_sorted)
-            new_children.append((child, child_sorted, depth + 1))
+            new_children.append((child, columns.child(new_position, w), depth + 1))
         stack.extend(reversed(new_children))
     return root
 

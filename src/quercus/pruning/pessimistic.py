@@ -14,7 +14,8 @@ from ..growing.c45 import C45Node, class_table, distribute
 
 def training_errors(table: np.ndarray) -> float:
     """Weight not in the majority class."""
-    return float(table.sum() - table.max()) if table.size else 0.0
+    weights = table.tolist()
+    return sum(weights) - max(weights) if weights else 0.0
 
 
 def added_errors(n: float, e: float, confidence: float) -> float:
@@ -35,10 +36,12 @@ def added_errors(n: float, e: float, confidence: float) -> float:
 
 
 def estimated_errors(table: np.ndarray, confidence: float) -> float:
-    n = float(table.sum())
+    """Observed plus added errors of a class table; 0 for an empty table."""
+    weights = table.tolist()
+    n = sum(weights)
     if n < SMALL:
         return 0.0
-    e = training_errors(table)
+    e = n - max(weights)
     return e + added_errors(n, e, confidence)
 
 
@@ -64,9 +67,6 @@ class Pruner:
         self.confidence = confidence
         self.subtree_raising = subtree_raising
 
-    def tree_errors(self, node: C45Node) -> float:
-        return sum(estimated_errors(leaf.table, self.confidence) for leaf in node.leaves())
-
     def branch_errors(self, node: C45Node, rows, weights) -> float:
         """Estimated errors if these rows were classified by the subtree ``node``."""
         if node.is_leaf:
@@ -90,23 +90,23 @@ class Pruner:
                                                  self.n_classes)):
             self.redistribute(node.children[j], rows[take], w)
 
-    def prune(self, node: C45Node) -> None:
+    def prune(self, node: C45Node) -> float:
+        """Prune the subtree in place; returns its estimated errors (sum over its leaves)."""
         if node.is_leaf:
-            return
-        for child in node.children:
-            self.prune(child)
+            return estimated_errors(node.table, self.confidence)
+        tree = sum(self.prune(child) for child in node.children)
         branch_weights = [child.table.sum() for child in node.children]
         largest = max(range(len(branch_weights)), key=lambda j: (branch_weights[j], j))
         leaf = estimated_errors(node.table, self.confidence)
-        tree = self.tree_errors(node)
         branch = (self.branch_errors(node.children[largest], node.rows, node.weights)
                   if self.subtree_raising else math.inf)
         if leaf - (tree + 0.1) < SMALL and leaf - (branch + 0.1) < SMALL:
             node.make_leaf()
-            return
+            return leaf
         if branch - (tree + 0.1) < SMALL:
             raised = node.children[largest]
             node.kind, node.feature = raised.kind, raised.feature
             node.threshold, node.children = raised.threshold, raised.children
             self.redistribute(node, node.rows, node.weights)
-            self.prune(node)
+            return self.prune(node)
+        return tree

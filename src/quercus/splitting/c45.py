@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._kernels.c45 import SMALL, nominal_table, scan_numeric
+
+NO_TABLE = np.zeros(0)
 
 
 def xlog2x(x):
@@ -39,6 +41,7 @@ class AttributeInfo:
     n_classes: int
     min_leaf: float
     n_all_rows: int  # rows of the full input, class-missing rows included
+    xlogx_of_int: np.ndarray = field(default_factory=lambda: NO_TABLE)  # F(0..max weight)
 
     @property
     def multi_valued(self) -> bool:
@@ -75,8 +78,8 @@ def nominal_candidate(X, y, rows, weights, feature, info: AttributeInfo, node_we
     return Candidate(feature, False, gain, ratio, enters_average=bool(enters))
 
 
-def numeric_candidates(X, y, rows, weights, sorted_pos, features, info: AttributeInfo,
-                       node_weight):
+def numeric_candidates(columns, features, weights, info: AttributeInfo, node_weight):
+    """Best threshold candidate of every numeric feature (``columns``: SortedColumns)."""
     m = len(features)
     valid = np.zeros(m, dtype=np.bool_)
     gain = np.zeros(m)
@@ -85,8 +88,9 @@ def numeric_candidates(X, y, rows, weights, sorted_pos, features, info: Attribut
     left = np.zeros((m, info.n_classes))
     right = np.zeros((m, info.n_classes))
     known = np.zeros(m)
-    scan_numeric(X, y, rows, weights, sorted_pos, features, info.n_classes, info.min_leaf,
-                 node_weight, valid, gain, split_info, threshold, left, right, known)
+    whole = info.xlogx_of_int if np.all(weights == np.round(weights)) else NO_TABLE
+    scan_numeric(columns, info.n_classes, info.min_leaf, node_weight, valid, gain, split_info,
+                 threshold, left, right, known, whole)
     out = {}
     for i in np.flatnonzero(valid):
         s = split_info[i]
