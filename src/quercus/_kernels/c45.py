@@ -198,33 +198,48 @@ def largest_value_at_most(column, threshold):
 
 
 @njit(cache=True)
-def _filter_one(values, classes, positions, new_position, child_weights, out_values,
-                out_classes, out_weights, out_positions):
-    k = 0
+def _split_one(values, classes, positions, branch, rank, known, ptr, child_weights,
+               out_values, out_classes, out_weights, out_positions):
+    fill = ptr[:-1].copy()
     for p in range(positions.shape[0]):
-        q = new_position[positions[p]]
-        if q >= 0:
+        parent_pos = positions[p]
+        b = branch[parent_pos]
+        if b >= 0:
+            q = rank[parent_pos]
+            k = fill[b]
             out_values[k] = values[p]
             out_classes[k] = classes[p]
-            out_weights[k] = child_weights[q]
+            out_weights[k] = child_weights[ptr[b] + q]
             out_positions[k] = q
-            k += 1
+            fill[b] += 1
+            continue
+        for j in range(known.shape[0]):
+            if known[j] >= 0:
+                q = known[j] + rank[parent_pos]
+                k = fill[j]
+                out_values[k] = values[p]
+                out_classes[k] = classes[p]
+                out_weights[k] = child_weights[ptr[j] + q]
+                out_positions[k] = q
+                fill[j] += 1
 
 
 @njit(parallel=True, cache=True)
-def _filter_parallel(values, classes, positions, new_position, child_weights, out_values,
-                     out_classes, out_weights, out_positions):
+def _split_parallel(values, classes, positions, branch, rank, known, ptr, child_weights,
+                    out_values, out_classes, out_weights, out_positions):
     for i in prange(values.shape[0]):
-        _filter_one(values[i], classes[i], positions[i], new_position, child_weights,
-                    out_values[i], out_classes[i], out_weights[i], out_positions[i])
+        _split_one(values[i], classes[i], positions[i], branch, rank, known, ptr,
+                   child_weights, out_values[i], out_classes[i], out_weights[i],
+                   out_positions[i])
 
 
 @njit(cache=True)
-def _filter_serial(values, classes, positions, new_position, child_weights, out_values,
-                   out_classes, out_weights, out_positions):
+def _split_serial(values, classes, positions, branch, rank, known, ptr, child_weights,
+                  out_values, out_classes, out_weights, out_positions):
     for i in range(values.shape[0]):
-        _filter_one(values[i], classes[i], positions[i], new_position, child_weights,
-                    out_values[i], out_classes[i], out_weights[i], out_positions[i])
+        _split_one(values[i], classes[i], positions[i], branch, rank, known, ptr,
+                   child_weights, out_values[i], out_classes[i], out_weights[i],
+                   out_positions[i])
 
 
 @njit(parallel=True, cache=True)
@@ -260,16 +275,22 @@ class SortedColumns:
                       out.classes, out.weights, out.positions)
         return out
 
-    def child(self, new_position, child_weights) -> "SortedColumns":
-        """Entries whose ``new_position`` is >= 0, in order, renumbered, with new weights."""
-        shape = (self.values.shape[0], child_weights.shape[0])
+    def split(self, routing) -> list["SortedColumns"]:
+        """The children's columns in one pass: ``routing`` is what ``split_rows`` returned.
+
+        Each child's columns are a view into one shared buffer, in the parent's order.
+        """
+        _, child_weights, ptr, branch, rank, known = routing
+        shape = (self.values.shape[0], int(ptr[-1]))
         out = SortedColumns(np.empty(shape), np.empty(shape, dtype=self.classes.dtype),
                             np.empty(shape), np.empty(shape, dtype=np.int32))
         big = shape[0] * self.values.shape[1] >= PARALLEL_MIN_WORK
-        (_filter_parallel if big else _filter_serial)(
-            self.values, self.classes, self.positions, new_position, child_weights,
-            out.values, out.classes, out.weights, out.positions)
-        return out
+        (_split_parallel if big else _split_serial)(
+            self.values, self.classes, self.positions, branch, rank, known, ptr,
+            child_weights, out.values, out.classes, out.weights, out.positions)
+        return [SortedColumns(*(a[:, ptr[j]:ptr[j + 1]] for a in
+                                (out.values, out.classes, out.weights, out.positions)))
+                for j in range(len(ptr) - 1)]
 
 
 @njit(cache=True)
@@ -278,8 +299,11 @@ def split_rows(X, rows, weights, feature, numeric, threshold, n_branches):
 
     A known value goes to its branch (numeric: value <= threshold within 1e-6 goes to 0);
     a missing one to every branch whose share of the known weight exceeds 1e-6, with its
-    weight times that share. Returns (positions, weights, ptr): branch j holds
-    ``positions[ptr[j]:ptr[j+1]]`` (indices into ``rows``), known rows first, in order.
+    weight times that share. Returns (positions, weights, ptr, branch, rank, known):
+    branch j holds ``positions[ptr[j]:ptr[j+1]]`` (indices into ``rows``), known rows first,
+    in order; ``branch``/``rank`` give each row's branch (-1: missing) and its place there
+    (or among the missing rows); ``known[j]`` counts branch j's known rows, encoded as
+    ``-1 - count`` when the branch takes no missing rows.
     """
     n = rows.shape[0]
     branch = np.empty(n, dtype=np.int64)
@@ -310,18 +334,26 @@ def split_rows(X, rows, weights, feature, numeric, threshold, n_branches):
         ptr[j + 1] = ptr[j] + counts[j] + (n_missing if takes_missing[j] else 0)
     out_pos = np.empty(ptr[n_branches], dtype=np.int64)
     out_w = np.empty(ptr[n_branches])
+    rank = np.empty(n, dtype=np.int64)  # position in its branch, or among the missing rows
     fill = ptr[:-1].copy()
     for p in range(n):
         b = branch[p]
         if b >= 0:
+            rank[p] = fill[b] - ptr[b]
             out_pos[fill[b]] = p
             out_w[fill[b]] = weights[p]
             fill[b] += 1
+    n_seen_missing = 0
     for p in range(n):
         if branch[p] < 0:
+            rank[p] = n_seen_missing
+            n_seen_missing += 1
             for j in range(n_branches):
                 if takes_missing[j]:
                     out_pos[fill[j]] = p
                     out_w[fill[j]] = weights[p] * share[j]
                     fill[j] += 1
-    return out_pos, out_w, ptr
+    for j in range(n_branches):
+        if not takes_missing[j]:
+            counts[j] = -1 - counts[j]  # marks "takes no missing rows" for split_columns
+    return out_pos, out_w, ptr, branch, rank, counts

@@ -49,12 +49,17 @@ def class_table(y, rows, weights, n_classes) -> np.ndarray:
     return np.bincount(y[rows], weights=weights, minlength=n_classes).astype(np.float64)
 
 
+def route(X, node: C45Node, rows, weights):
+    """``split_rows`` for a split node (see there)."""
+    return split_rows(X, rows, weights, node.feature, node.kind == NUMERIC, node.threshold,
+                      len(node.children))
+
+
 def distribute(X, y, node: C45Node, rows, weights, n_classes):
     """Send rows to the children: known values to their branch, missing ones to every branch
     whose share of the known weight exceeds 1e-6, with the weight times that share.
     Returns one (positions into ``rows``, weights) pair per branch."""
-    positions, w, ptr = split_rows(X, rows, weights, node.feature, node.kind == NUMERIC,
-                                   node.threshold, len(node.children))
+    positions, w, ptr = route(X, node, rows, weights)[:3]
     return [(positions[ptr[j]:ptr[j + 1]], w[ptr[j]:ptr[j + 1]])
             for j in range(len(node.children))]
 
@@ -118,24 +123,24 @@ def grow_c45(X, y, weights, X_full, info: AttributeInfo, *, max_depth=None) -> C
             node.kind = CATEGORICAL
             n_branches = int(info.n_values[winner.feature])
         node.children = [None] * n_branches
-        parts = distribute(X, y, node, node.rows, node.weights, n_classes)
+        routing = route(X, node, node.rows, node.weights)
+        positions, child_weights, ptr = routing[:3]
+        parts = [(positions[ptr[j]:ptr[j + 1]], child_weights[ptr[j]:ptr[j + 1]])
+                 for j in range(n_branches)]
         if sum(w.sum() >= SMALL for _, w in parts) < 2:
             # a moved threshold can send every row one way (values closer than the
             # tolerances); such a split separates nothing, so the node stays a leaf
             node.make_leaf()
             continue
+        child_columns = columns.split(routing)
         new_children = []
         for j, (take, w) in enumerate(parts):
             child_rows = node.rows[take]
             child = C45Node(child_rows, w, class_table(y, child_rows, w, n_classes))
-            if child.table.sum() < SMALL:
-                child.empty = True
+            child.empty = bool(child.table.sum() < SMALL)
             node.children[j] = child
-            if child.empty:
-                continue
-            new_position = np.full(node.rows.size, -1, dtype=np.int64)
-            new_position[take] = np.arange(take.size)
-            new_children.append((child, columns.child(new_position, w), depth + 1))
+            if not child.empty:
+                new_children.append((child, child_columns[j], depth + 1))
         stack.extend(reversed(new_children))
     return root
 
