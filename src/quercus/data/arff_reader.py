@@ -147,6 +147,8 @@ class _Parser:
             pieces.pop()  # instance weight
         if len(pieces) != n_attrs:
             raise self.fail(line, f"row has {len(pieces)} values, expected {n_attrs}")
+        if "'" not in text and '"' not in text:  # fast path: nothing to unquote
+            return [None if (v := p.strip()) in ("", "?") else v for p in pieces]
         return [self.value(p, line) for p in pieces]
 
     def sparse(self, text: str, line: int, attrs: list[_Attribute]) -> list[str | None]:
@@ -240,6 +242,10 @@ class _Columns:
 
     def floats(self, attr: str) -> np.ndarray:
         col = self.raw[attr]
+        try:  # fast path: every value present and a plain number
+            return col.astype(np.float64)
+        except (TypeError, ValueError):
+            pass
         parsed = pd.to_numeric(pd.Series(col, dtype=object), errors="coerce")
         nums = np.array(parsed.to_numpy(dtype=np.float64, na_value=np.nan))
         bad = np.isnan(nums) & pd.notna(col)
