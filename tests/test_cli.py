@@ -19,6 +19,7 @@ from quercus.evaluation import cross_validate
 from quercus.export import load_model, rules_to_text, tree_to_text
 
 BUNDLED = Path(quercus.__file__).parent / "data" / "bundled"
+TEST_DATA = Path(__file__).parent / "data"
 COMMAND = Path(sys.executable).parent / "quercus"
 
 WEATHER_ARFF = """\
@@ -61,6 +62,11 @@ def _copy_data(directory: Path) -> Path:
     return directory
 
 
+def _copy_arff(directory: Path, *names: str) -> None:
+    for name in names:
+        shutil.copy(TEST_DATA / "arff" / f"{name}.arff", directory / f"{name}.arff")
+
+
 @pytest.fixture()
 def work(tmp_path: Path) -> Path:
     """A fresh directory with the data files."""
@@ -78,10 +84,14 @@ def shared(quercus_cmd, tmp_path_factory) -> Path:
     (directory / "foggy.csv").write_text("Outlook,Temperature,Humidity,Wind\n"
                                          "Foggy,Hot,High,Weak\n")
     (directory / "bad.json").write_text(BAD_MODEL)
+    (directory / "gaps.csv").write_text("Outlook,Wind,PlayTennis\nSunny,Weak,No\n"
+                                        "Rain,,Yes\nOvercast,Strong,Yes\n")
     ok(run(quercus_cmd, "train", "iris.csv", "--target", "species", "--out", "iris.json",
            cwd=directory))
     ok(run(quercus_cmd, "train", "play_tennis.csv", "--target", "PlayTennis", "--out",
            "tennis.json", cwd=directory))
+    ok(run(quercus_cmd, "train", "weather.arff", "--target", "play", "--algorithm", "c45",
+           "--out", "weather_c45.json", cwd=directory))
     return directory
 
 
@@ -214,6 +224,134 @@ def test_help(quercus_cmd, work, command):
     assert out.startswith("usage: quercus")
 
 
+# -- ID3 and C4.5 ----------------------------------------------------------------------------
+def test_train_reports_algorithm_and_resolved_criterion(quercus_cmd, work):
+    _copy_arff(work, "weather.nominal")
+    nominal = ["weather.nominal.arff", "--target", "play"]
+    cases = [  # (arguments, printed, stored algorithm, stored criterion)
+        (["iris.csv", "--target", "species"], "(cart, gini)", "cart", None),
+        (["iris.csv", "--target", "species", "--criterion", "entropy"], "(cart, entropy)",
+         "cart", "entropy"),
+        (["weather.arff", "--target", "play", "--algorithm", "c45"], "(c45, gain_ratio)",
+         "c45", None),
+        ([*nominal, "--algorithm", "id3"], "(id3, entropy)", "id3", None),
+        ([*nominal, "--algorithm", "id3", "--criterion", "gain_ratio"], "(id3, gain_ratio)",
+         "id3", "gain_ratio"),
+    ]
+    for args, printed, algorithm, criterion in cases:
+        out = ok(run(quercus_cmd, "train", *args, "--out", "m.json", cwd=work))
+        assert out.splitlines()[0].endswith(printed), out
+        params = load_model(work / "m.json").get_params()
+        assert (params["algorithm"], params["criterion"]) == (algorithm, criterion)
+        assert params["min_samples_leaf"] is None  # the algorithm's default (1 or 2)
+
+
+def test_show_j48_reproduces_weka(quercus_cmd, work):
+    _copy_arff(work, "iris")
+    out = ok(run(quercus_cmd, "train", "iris.arff", "--target", "class", "--algorithm", "c45",
+                 "--out", "iris_c45.json", cwd=work))
+    assert "(c45, gain_ratio)" in out
+    expected = (TEST_DATA / "j48" / "iris.J48.txt").read_text()
+    assert ok(run(quercus_cmd, "show", "iris_c45.json", "--format", "j48", cwd=work)) == expected
+    model = load_model(work / "iris_c45.json")
+    text = ok(run(quercus_cmd, "show", "iris_c45.json", cwd=work))
+    assert text == ok(run(quercus_cmd, "show", "iris_c45.json", "--format", "text",
+                          cwd=work)) == tree_to_text(model) + "\n"
+    assert "petalwidth <= 0.6: Iris-setosa (50)" in text
+
+
+def test_show_id3_reproduces_weka(quercus_cmd, work):
+    _copy_arff(work, "contact-lenses", "weather.nominal")
+    for name, target in (("contact-lenses", "contact-lenses"), ("weather.nominal", "play")):
+        ok(run(quercus_cmd, "train", f"{name}.arff", "--target", target, "--algorithm", "id3",
+               "--out", "id3.json", cwd=work))
+        expected = (TEST_DATA / "j48" / f"{name}.Id3.txt").read_text()
+        assert ok(run(quercus_cmd, "show", "id3.json", "--format", "id3", cwd=work)) == expected
+
+
+@pytest.mark.parametrize("name, target, options, variant", [
+    ("labor", "class", ["--no-pruning"], "J48-U"),
+    ("breast-cancer", "Class", ["--no-subtree-raising"], "J48-S"),
+    ("diabetes", "class", ["--min-samples-leaf", "5"], "J48-M5"),
+    ("soybean", "class", ["--confidence", "0.1"], "J48-C0.1"),
+])
+def test_c45_options_reproduce_weka(quercus_cmd, work, name, target, options, variant):
+    _copy_arff(work, name)
+    ok(run(quercus_cmd, "train", f"{name}.arff", "--target", target, "--algorithm", "c45",
+           *options, "--out", "m.json", cwd=work))
+    expected = (TEST_DATA / "j48" / f"{name}.{variant}.txt").read_text()
+    assert ok(run(quercus_cmd, "show", "m.json", "--format", "j48", cwd=work)) == expected
+
+
+def test_c45_options_are_stored_and_used(quercus_cmd, work):
+    _copy_arff(work, "labor")
+    ok(run(quercus_cmd, "train", "labor.arff", "--target", "class", "--algorithm", "c45",
+           "--confidence", "0.1", "--no-pruning", "--no-subtree-raising", "--laplace",
+           "--min-samples-leaf", "3", "--max-depth", "2", "--out", "l.json", cwd=work))
+    model = load_model(work / "l.json")
+    params = model.get_params()
+    assert params["confidence"] == 0.1
+    assert params["pruning"] is False and params["subtree_raising"] is False
+    assert params["laplace"] is True and params["min_samples_leaf"] == 3
+    assert params["max_depth"] == 2 and model.get_depth() <= 2
+    X, y, _ = quercus.read_arff(work / "labor.arff")
+    same = DecisionTreeClassifier(algorithm="c45", confidence=0.1, pruning=False,
+                                  subtree_raising=False, laplace=True, min_samples_leaf=3,
+                                  max_depth=2).fit(X, y)
+    out = ok(run(quercus_cmd, "predict", "l.json", "labor.arff", "--proba", cwd=work))
+    table = pd.read_csv(io.StringIO(out))
+    np.testing.assert_array_equal(table["prediction"], same.predict(X))
+    np.testing.assert_allclose(table[["proba_bad", "proba_good"]].to_numpy(),
+                               same.predict_proba(X), rtol=1e-12)
+    assert "J48 unpruned tree" in ok(run(quercus_cmd, "show", "l.json", "--format", "j48",
+                                         cwd=work))
+
+
+def test_defaults_train_unchanged_cart(quercus_cmd, work):
+    ok(run(quercus_cmd, "train", "iris.csv", "--target", "species", "--out", "m.json",
+           cwd=work))
+    params = load_model(work / "m.json").get_params()
+    assert params == DecisionTreeClassifier().get_params()
+
+
+def test_c45_show_and_rules_on_soybean(quercus_cmd, work):
+    _copy_arff(work, "soybean")
+    ok(run(quercus_cmd, "train", "soybean.arff", "--target", "class", "--algorithm", "c45",
+           "--out", "s.json", cwd=work))
+    model = load_model(work / "s.json")
+    text = ok(run(quercus_cmd, "show", "s.json", cwd=work))
+    assert text == tree_to_text(model) + "\n"
+    assert "|   |   |   seed-size = lt-norm: bacterial-pustule (3.23, 61.9%)" in text
+    assert "|   canker-lesion = brown: bacterial-blight (0)" in text
+    rules = ok(run(quercus_cmd, "rules", "s.json", cwd=work))
+    assert rules == rules_to_text(model) + "\n"
+    assert len(rules.splitlines()) == model.get_n_leaves() - int(model.tree_.empty.sum())
+
+
+def test_eval_c45_and_id3(quercus_cmd, work):
+    _copy_arff(work, "weather.nominal")
+    for algorithm, extra in (("c45", ["--laplace"]), ("id3", ["--criterion", "gain_ratio"])):
+        out = ok(run(quercus_cmd, "eval", "weather.nominal.arff", "--target", "play", "--cv",
+                     "3", "--algorithm", algorithm, *extra, cwd=work))
+        X, y, _ = quercus.read_arff(work / "weather.nominal.arff")
+        params = {"laplace": True} if algorithm == "c45" else {"criterion": "gain_ratio"}
+        expected = cross_validate(DecisionTreeClassifier(algorithm=algorithm, **params), X, y,
+                                  3, seed=0)
+        assert f"Accuracy: mean {expected.mean:.4f}, std {expected.std:.4f}" in out
+
+
+def test_show_format_errors_name_the_algorithm(quercus_cmd, shared):
+    result = run(quercus_cmd, "show", "iris.json", "--format", "j48", cwd=shared)
+    assert result.returncode == 2
+    assert "C4.5" in result.stderr and "'cart'" in result.stderr
+    result = run(quercus_cmd, "show", "weather_c45.json", "--format", "id3", cwd=shared)
+    assert "ID3" in result.stderr and "'c45'" in result.stderr
+    result = run(quercus_cmd, "train", "iris.csv", "--target", "species", "--algorithm", "id3",
+                 "--out", "m.json", cwd=shared)
+    assert "ID3 needs categorical features" in result.stderr
+    assert "c45" in ok(run(quercus_cmd, "train", "--help", cwd=shared))
+
+
 BAD_MODEL = '{"format": "quercus-model", "format_version": 1, "estimator"'
 
 MISTAKES = {
@@ -245,6 +383,33 @@ MISTAKES = {
     "unknown command": ["grow"],
     "no command": [],
     "unknown option": ["show", "iris.json", "--colour"],
+    "id3 on a numeric column": ["train", "iris.csv", "--target", "species", "--algorithm",
+                                "id3", "--out", "m.json"],
+    "id3 with missing values": ["train", "gaps.csv", "--target", "PlayTennis", "--algorithm",
+                                "id3", "--out", "m.json"],
+    "id3 eval on a numeric column": ["eval", "weather.arff", "--target", "play",
+                                     "--algorithm", "id3", "--cv", "2"],
+    "criterion of another algorithm": ["train", "weather.arff", "--target", "play",
+                                       "--algorithm", "c45", "--criterion", "gini",
+                                       "--out", "m.json"],
+    "gain ratio for cart": ["train", "iris.csv", "--target", "species", "--criterion",
+                            "gain_ratio", "--out", "m.json"],
+    "unknown criterion": ["train", "iris.csv", "--target", "species", "--criterion",
+                          "purity", "--out", "m.json"],
+    "unknown algorithm": ["train", "iris.csv", "--target", "species", "--algorithm", "c50",
+                          "--out", "m.json"],
+    "confidence too large": ["train", "weather.arff", "--target", "play", "--algorithm",
+                             "c45", "--confidence", "1.5", "--out", "m.json"],
+    "confidence zero": ["eval", "weather.arff", "--target", "play", "--algorithm", "c45",
+                        "--confidence", "0"],
+    "confidence not a number": ["train", "weather.arff", "--target", "play", "--confidence",
+                                "high", "--out", "m.json"],
+    "no-pruning takes no value": ["train", "weather.arff", "--target", "play",
+                                  "--no-pruning", "yes", "--out", "m.json"],
+    "j48 format of a cart model": ["show", "iris.json", "--format", "j48"],
+    "id3 format of a cart model": ["show", "tennis.json", "--format", "id3"],
+    "id3 format of a c45 model": ["show", "weather_c45.json", "--format", "id3"],
+    "unknown show format": ["show", "weather_c45.json", "--format", "dot"],
 }
 
 

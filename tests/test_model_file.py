@@ -269,3 +269,20 @@ def test_round_trip_random(tmp_path, data):
     assert loaded.get_params() == model.get_params()
     leftover = [p for p in os.listdir(tmp_path) if p != "random.json"]
     assert leftover == []
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=small_data(), laplace=st.booleans(), leaf=st.sampled_from([None, 1, 3]))
+def test_round_trip_random_c45(tmp_path, data, laplace, leaf):
+    """C4.5 trees: weighted missing-value routes (missing_branch -1) and empty leaves."""
+    X, y, params = data
+    model = DecisionTreeClassifier(algorithm="c45", max_depth=params["max_depth"],
+                                   min_samples_leaf=leaf, laplace=laplace).fit(X, y)
+    path = tmp_path / "random_c45.json"
+    save_model(model, path)
+    loaded = load_model(path)
+    blank = pd.DataFrame({"x": [np.nan], "z": [np.nan], "c": [None]})
+    rows = pd.concat([X, blank], ignore_index=True)
+    assert_same_model(model, loaded, rows)
+    assert loaded.get_params() == model.get_params()

@@ -22,10 +22,11 @@ from .errors import DataError, QuercusError
 from .estimator import DecisionTreeClassifier
 from .evaluation import accuracy, cross_validate, format_confusion
 from .export.conditions import format_value
+from .export.j48 import tree_to_id3, tree_to_j48
 from .export.model_file import load_model, save_model, write_atomically
 from .export.rules import rules_to_text
 from .export.text import tree_to_text
-from .learners import LEARNERS
+from .learners import CRITERIA, DEFAULT_CRITERION, DEFAULT_MIN_SAMPLES_LEAF, LEARNERS
 
 __all__ = ["build_parser", "main"]
 
@@ -62,6 +63,17 @@ def _read(path: str, target: str | None = None, *, schema=None, categorical=None
     raise DataError(f"{path}: unknown data format '{suffix or path}'; use a .csv or .arff file")
 
 
+def _confidence(text: str) -> float:
+    """C4.5's confidence factor: a number strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1 (exclusive): {text!r}")
+    return value
+
+
 def _estimator(args: argparse.Namespace) -> DecisionTreeClassifier:
     """The estimator described by the learner options."""
     categorical = "auto"
@@ -71,7 +83,13 @@ def _estimator(args: argparse.Namespace) -> DecisionTreeClassifier:
         algorithm=args.algorithm, criterion=args.criterion, max_depth=args.max_depth,
         min_samples_split=args.min_samples_split, min_samples_leaf=args.min_samples_leaf,
         max_leaf_nodes=args.max_leaf_nodes, ccp_alpha=args.ccp_alpha,
-        categorical_features=categorical)
+        categorical_features=categorical, confidence=args.confidence, pruning=args.pruning,
+        subtree_raising=args.subtree_raising, laplace=args.laplace)
+
+
+def _criterion_used(model: DecisionTreeClassifier) -> str:
+    """The criterion a fitted model used (its algorithm's default when left as None)."""
+    return model.criterion if model.criterion is not None else DEFAULT_CRITERION[model.algorithm]
 
 
 def _label_text(label) -> str:
@@ -94,7 +112,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - start
     save_model(model, args.out)
     print(f"Trained on {len(data.X)} rows, {model.n_features_in_} features, "
-          f"{model.n_classes_} classes ({args.algorithm}, {args.criterion})")
+          f"{model.n_classes_} classes ({model.algorithm}, {_criterion_used(model)})")
     print(f"Depth: {model.get_depth()}, leaves: {model.get_n_leaves()}")
     print(f"Training accuracy: {model.score(data.X, data.y):.4f}")
     print(f"Fit time: {seconds:.3f} s")
@@ -122,8 +140,23 @@ def cmd_predict(args: argparse.Namespace) -> int:
     return 0
 
 
+# show --format: (printer, the algorithm it needs or None, what that algorithm is called)
+SHOW_FORMATS = {
+    "text": (tree_to_text, None, None),
+    "j48": (tree_to_j48, "c45", "C4.5"),
+    "id3": (tree_to_id3, "id3", "ID3"),
+}
+
+
 def cmd_show(args: argparse.Namespace) -> int:
-    print(tree_to_text(load_model(args.model)))
+    model = load_model(args.model)
+    printer, needed, name = SHOW_FORMATS[args.format]
+    if needed is not None and model.algorithm != needed:
+        raise QuercusError(f"--format {args.format} prints {name} trees only; {args.model} "
+                           f"was trained with algorithm {model.algorithm!r} "
+                           "(use --format text)")
+    text = printer(model)
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
 
 
@@ -168,21 +201,39 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 # -- parser --------------------------------------------------------------------------------
+def _criterion_help() -> str:
+    choices = "; ".join(f"{algorithm}: {', '.join(CRITERIA[algorithm])} "
+                        f"(default {DEFAULT_CRITERION[algorithm]})" for algorithm in LEARNERS)
+    return f"split criterion, by algorithm -- {choices}"
+
+
 def _learner_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("learner options")
-    group.add_argument("--algorithm", default="cart", choices=sorted(LEARNERS),
-                       help="tree learner (default: cart)")
-    group.add_argument("--criterion", default="gini", choices=["gini", "entropy"],
-                       help="impurity criterion (default: gini)")
+    group.add_argument("--algorithm", default="cart", choices=list(LEARNERS),
+                       help="tree learner: cart, id3 (categorical features only) or c45 "
+                            "(C4.5 as Weka's J48) (default: cart)")
+    group.add_argument("--criterion", default=None, metavar="NAME", help=_criterion_help())
     group.add_argument("--max-depth", type=int, metavar="N", help="maximum depth")
-    group.add_argument("--min-samples-leaf", type=_count, default=1, metavar="N",
-                       help="minimum rows in a leaf, or a fraction of the rows (default: 1)")
+    group.add_argument("--min-samples-leaf", type=_count, default=None, metavar="N",
+                       help="minimum rows in a leaf, or a fraction of the rows; C4.5 counts "
+                            "weight, in at least two branches of a split (J48's -M) "
+                            f"(default: {DEFAULT_MIN_SAMPLES_LEAF['cart']} for cart, "
+                            f"{DEFAULT_MIN_SAMPLES_LEAF['c45']} for c45; id3 has no minimum)")
     group.add_argument("--min-samples-split", type=_count, default=2, metavar="N",
-                       help="minimum rows to split a node, or a fraction (default: 2)")
+                       help="minimum rows to split a node, or a fraction (CART; default: 2)")
     group.add_argument("--max-leaf-nodes", type=int, metavar="N",
-                       help="grow best first up to N leaves")
+                       help="grow best first up to N leaves (CART)")
     group.add_argument("--ccp-alpha", type=float, default=0.0, metavar="X",
-                       help="cost-complexity pruning parameter (default: 0)")
+                       help="cost-complexity pruning parameter (CART; default: 0)")
+    group.add_argument("--confidence", type=_confidence, default=0.25, metavar="X",
+                       help="confidence factor of C4.5's pessimistic pruning, in (0, 1); "
+                            "smaller prunes more (J48's -C; default: 0.25)")
+    group.add_argument("--no-pruning", dest="pruning", action="store_false",
+                       help="C4.5: do not prune (J48's -U)")
+    group.add_argument("--no-subtree-raising", dest="subtree_raising", action="store_false",
+                       help="C4.5: prune without subtree raising (J48's -S)")
+    group.add_argument("--laplace", action="store_true",
+                       help="C4.5 and ID3: Laplace-corrected leaf probabilities (J48's -A)")
     group.add_argument("--categorical", nargs="+", metavar="COL", default=[],
                        help="treat these columns as categorical")
 
@@ -213,8 +264,12 @@ def build_parser() -> argparse.ArgumentParser:
     predict.set_defaults(func=cmd_predict)
 
     show = commands.add_parser("show", help="print a model's tree",
-                               description="Print the tree of a model file as text.")
+                               description="Print the tree of a model file as text, or as "
+                                           "Weka's J48 or Id3 prints it.")
     show.add_argument("model", metavar="MODEL", help="model file (JSON)")
+    show.add_argument("--format", choices=list(SHOW_FORMATS), default="text",
+                      help="text: Quercus's tree (default); j48: as Weka's J48 prints a C4.5 "
+                           "tree; id3: as Weka's Id3 prints an ID3 tree")
     show.set_defaults(func=cmd_show)
 
     rules = commands.add_parser("rules", help="print a model's IF-THEN rules",

@@ -7,21 +7,27 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 
-from ..tree import CATEGORICAL, NUMERIC, Tree
+from ..tree import CATEGORICAL, LEAF, NUMERIC, Tree
 
 __all__ = [
     "Branch",
     "Condition",
+    "NodeSummary",
     "branch_conditions",
     "format_number",
     "format_percent",
     "format_value",
+    "format_weight",
+    "node_summaries",
     "node_summary",
     "walk",
 ]
+
+WEIGHTED = -1  # missing_branch of a node that sends a missing value down every branch
 
 OPS = ("<=", ">", "in", "=", "missing", "not missing", "between")
 _PLAIN = re.compile(r"^[^\s,{}()'\"]+$")
@@ -45,6 +51,25 @@ def format_number(x: float) -> str:
     text = np.format_float_positional(x, precision=digits, unique=True, fractional=False,
                                       trim="-")
     return "0" if text in ("-0", "") else text
+
+
+def format_weight(w: float) -> str:
+    """A support: an integral value as an integer, otherwise rounded to at most 2 decimals.
+
+    C4.5 splits a row with a missing value into fractions, so its leaves can hold
+    fractional training weight.
+
+    Examples
+    --------
+    >>> format_weight(21), format_weight(3.2345), format_weight(7.25), format_weight(4.999)
+    ('21', '3.23', '7.25', '5')
+    """
+    w = float(w)
+    if not math.isfinite(w):
+        return str(w)
+    rounded = math.floor(abs(w) * 100.0 + 0.5) / 100.0  # half away from zero, as J48
+    text = f"{rounded:.2f}".rstrip("0").rstrip(".")
+    return text if w >= 0 or text == "0" else "-" + text
 
 
 def format_value(value) -> str:
@@ -102,8 +127,13 @@ class Condition:
 def branch_conditions(tree: Tree, node: int, schema) -> list[tuple[int, Condition]]:
     """For each child of an internal node, its id and the condition of its branch.
 
-    Missing-value routing (``tree.missing_branch``) is not shown, except for a numeric
-    threshold of +inf, which means "known values left, missing values right".
+    A multiway categorical node (ID3, C4.5) gives one ``feature = category`` condition per
+    branch; a binary subset split gives ``feature in {...}`` where a branch holds several
+    categories. Missing-value routing (``tree.missing_branch``) is not shown: a CART node
+    sends missing values down one learned branch, and a C4.5 node (``missing_branch == -1``)
+    sends them down every branch with fractional weight, so no single branch holds them.
+    The one exception is a CART numeric threshold of +inf, which means "known values left,
+    missing values right".
     """
     children = [int(c) for c in tree.children(node)]
     if not children:
@@ -113,7 +143,7 @@ def branch_conditions(tree: Tree, node: int, schema) -> list[tuple[int, Conditio
     name = spec.name
     if tree.kind[node] == NUMERIC:
         threshold = float(tree.threshold[node])
-        if math.isinf(threshold) and threshold > 0:
+        if math.isinf(threshold) and threshold > 0 and tree.missing_branch[node] == 1:
             return [(children[0], Condition(name, "not missing")),
                     (children[1], Condition(name, "missing"))]
         return [(children[0], Condition(name, "<=", threshold)),
@@ -182,11 +212,56 @@ def walk(tree: Tree, schema) -> Iterator[Branch]:
             stack.append(Branch(child, branch.depth + 1, branch.path + (cond,)))
 
 
-def node_summary(model, node: int) -> tuple[object, int, float]:
-    """The predicted class label, training rows and majority weight share of a node."""
+class NodeSummary(NamedTuple):
+    """What the text tree and the rules print about a node.
+
+    Attributes
+    ----------
+    label : object
+        The class that ``predict`` gives a row stopping at the node: the class with the most
+        training weight, or for an empty leaf its parent's (ties: the first class).
+    support : int or float
+        Training rows at the node (CART), or the training weight at the node for trees that
+        split rows with missing values into fractions (C4.5), which may be fractional.
+    share : float
+        Weight of the label's class / the node's weight (1.0 when the node holds no weight).
+    empty : bool
+        The node is a leaf that received no training rows (C4.5, ID3).
+    """
+
+    label: object
+    support: int | float
+    share: float
+    empty: bool
+
+
+def weighted_support(model) -> bool:
+    """Whether supports are training weights rather than row counts: true for C4.5 (and any
+    tree whose nodes send missing values down every branch), whose rows with missing values
+    are split into fractions."""
     tree = model.tree_
-    value = tree.value[node]
-    total = float(value.sum())
-    best = int(np.argmax(value))
-    share = float(value[best]) / total if total > 0 else 1.0
-    return model.classes_[best], int(tree.n_node_samples[node]), share
+    inner = tree.kind != LEAF
+    return (getattr(model, "algorithm", None) == "c45"
+            or bool(np.any(tree.missing_branch[inner] == WEIGHTED)))
+
+
+def node_summaries(model) -> list[NodeSummary]:
+    """The ``NodeSummary`` of every node of a fitted model, by node id."""
+    tree = model._check_fitted()
+    proba = tree.node_probabilities()  # an empty leaf gets its parent's class shares
+    weighted = weighted_support(model)
+    out = []
+    for node in range(tree.n_nodes):
+        value = tree.value[node]
+        total = float(value.sum())
+        best = int(np.argmax(proba[node]))
+        share = float(value[best]) / total if total > 0 else 1.0
+        support = total if weighted else int(tree.n_node_samples[node])
+        empty = bool(tree.empty[node]) and tree.kind[node] == LEAF
+        out.append(NodeSummary(model.classes_[best], support, min(share, 1.0), empty))
+    return out
+
+
+def node_summary(model, node: int) -> NodeSummary:
+    """The ``NodeSummary`` of one node (see ``node_summaries`` for all of them at once)."""
+    return node_summaries(model)[node]

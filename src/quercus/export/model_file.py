@@ -213,7 +213,7 @@ def model_from_dict(document, path="<model>"):
     except Exception as error:  # any malformed schema document
         raise ModelFileError(f"{path} has a bad schema: {_one_line(error)}") from error
     try:
-        raw = dict(document["tree"])
+        raw = _with_empty_flags(dict(document["tree"]))
         tree_dict = {k: _floats_from_json(v) if k != "n_classes" else v for k, v in raw.items()}
         tree = Tree.from_dict(tree_dict)
         _check_against_schema(tree, schema)
@@ -223,6 +223,20 @@ def model_from_dict(document, path="<model>"):
     model.tree_ = tree
     model._set_fitted(schema, bool(document["has_feature_names"]))
     return model
+
+
+def _with_empty_flags(raw: dict) -> dict:
+    """The tree entry with a checked ``empty`` array (C4.5 and ID3 leaves that received no
+    training rows); files written before that array existed get all False."""
+    if "empty" not in raw:
+        kind = raw.get("kind")
+        if not isinstance(kind, list):
+            raise TypeError("the tree has no 'kind' array")
+        return {**raw, "empty": [False] * len(kind)}
+    empty = raw["empty"]
+    if not isinstance(empty, list) or not all(isinstance(v, bool) for v in empty):
+        raise TypeError("the 'empty' array must hold only true and false")
+    return raw
 
 
 def _check_against_schema(tree: Tree, schema) -> None:

@@ -1,10 +1,10 @@
-"""The fitted tree as IF-THEN rules, one per leaf."""
+"""The fitted tree as IF-THEN rules, one per leaf that received training rows."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .conditions import Condition, format_percent, format_value, node_summary, walk
+from .conditions import Condition, format_percent, format_value, format_weight, node_summaries, walk
 
 __all__ = ["Rule", "rules_to_text", "simplify", "tree_to_rules"]
 
@@ -21,10 +21,11 @@ class Rule:
         Name of the class column.
     label : object
         The predicted class label.
-    support : int
-        Training rows at the leaf.
+    support : int or float
+        Training rows at the leaf; for C4.5 the leaf's training weight, fractional where rows
+        with missing values were split (printed with up to 2 decimals).
     accuracy : float
-        Majority-class weight / leaf weight.
+        Weight of the predicted class / leaf weight.
     leaf : int
         The leaf's node id.
     """
@@ -32,14 +33,14 @@ class Rule:
     conditions: tuple[Condition, ...]
     target: str
     label: object
-    support: int
+    support: int | float
     accuracy: float
     leaf: int
 
     def __str__(self) -> str:
         premise = " AND ".join(str(c) for c in self.conditions) or "TRUE"
         return (f"IF {premise} THEN {self.target} = {format_value(self.label)}  "
-                f"(support {self.support}, accuracy {format_percent(self.accuracy)})")
+                f"(support {format_weight(self.support)}, accuracy {format_percent(self.accuracy)})")
 
 
 def simplify(path: tuple[Condition, ...]) -> tuple[Condition, ...]:
@@ -77,7 +78,12 @@ def simplify(path: tuple[Condition, ...]) -> tuple[Condition, ...]:
 def tree_to_rules(model) -> list[Rule]:
     """One rule per leaf of a fitted model, leaves in pre-order (left first).
 
-    Missing-value routing is not part of the rules.
+    A multiway categorical node (ID3, C4.5) contributes ``feature = category``. Empty leaves
+    (C4.5 and ID3 leaves that no training row reached) get no rule: they have no training
+    support, and a row that reaches one is predicted its parent's majority class, so such a
+    row matches no rule. Missing-value routing is not part of the rules either: CART sends a
+    missing value down one learned branch, C4.5 down every branch with fractional weight;
+    a row with a missing value in a tested feature matches no rule that tests it.
     """
     tree = model._check_fitted()
     target = model.schema_.target or "class"
@@ -85,13 +91,17 @@ def tree_to_rules(model) -> list[Rule]:
         leaves = [(0, ())]
     else:
         leaves = [(b.node, b.path) for b in walk(tree, model.schema_) if tree.is_leaf(b.node)]
+    summaries = node_summaries(model)
     rules = []
     for node, path in leaves:
-        label, support, share = node_summary(model, node)
-        rules.append(Rule(simplify(path), target, label, support, share, node))
+        summary = summaries[node]
+        if summary.empty:
+            continue
+        rules.append(Rule(simplify(path), target, summary.label, summary.support,
+                          summary.share, node))
     return rules
 
 
 def rules_to_text(model) -> str:
-    """The rules of a fitted model, one per line."""
+    """The rules of a fitted model, one per line (none for empty leaves)."""
     return "\n".join(str(rule) for rule in tree_to_rules(model))
