@@ -294,10 +294,11 @@ class SortedColumns:
 
 
 @njit(cache=True)
-def split_rows(X, rows, weights, feature, numeric, threshold, n_branches):
+def split_rows(X, rows, weights, feature, numeric, threshold, n_branches, category_map):
     """Send a node's rows to its branches (spec step 22).
 
-    A known value goes to its branch (numeric: value <= threshold within 1e-6 goes to 0);
+    A known value goes to its branch (numeric: value <= threshold within 1e-6 goes to 0;
+    categorical: ``category_map[code]``, or the code itself when ``category_map`` is empty);
     a missing one to every branch whose share of the known weight exceeds 1e-6, with its
     weight times that share. Returns (positions, weights, ptr, branch, rank, known):
     branch j holds ``positions[ptr[j]:ptr[j+1]]`` (indices into ``rows``), known rows first,
@@ -315,7 +316,12 @@ def split_rows(X, rows, weights, feature, numeric, threshold, n_branches):
             branch[p] = -1
             n_missing += 1
         else:
-            b = (0 if v - threshold < SMALL else 1) if numeric else int(v)
+            if numeric:
+                b = 0 if v - threshold < SMALL else 1
+            elif category_map.shape[0] > 0:
+                b = category_map[int(v)]
+            else:
+                b = int(v)
             branch[p] = b
             bag[b] += weights[p]
     known = bag.sum()

@@ -7,6 +7,7 @@ to 2 decimals and printed as Java prints doubles (``48.0``, ``1.33``).
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 
 import numpy as np
 
@@ -26,6 +27,27 @@ def java_double(x: float) -> str:
     return text if ("." in text or "e" in text or "inf" in text or "nan" in text) else text + ".0"
 
 
+def java_double_to_string(x: float) -> str:
+    """A double as Java's ``Double.toString`` prints it: plain decimals for magnitudes in
+    [1e-3, 1e7) (``127.0``, ``0.561``), else computerized scientific notation (``1.2345E-4``,
+    ``2.5E10``). The digits are Python's shortest round-trip digits, which are Java's for
+    all but rare values (Java before 19 sometimes prints one digit more)."""
+    x = float(x)
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == 0.0:
+        return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
+    number = Decimal(repr(x)).normalize()
+    sign = "-" if x < 0 else ""
+    if 1e-3 <= abs(x) < 1e7:
+        text = format(abs(number), "f")
+        return sign + (text if "." in text else text + ".0")
+    digits = "".join(map(str, number.as_tuple().digits))
+    return f"{sign}{digits[0]}.{digits[1:] or '0'}E{number.adjusted()}"
+
+
 def format_threshold(t: float) -> str:
     """At most 6 decimals, rounded half away from zero, trailing zeros stripped."""
     r = math.floor(abs(t) * 1e6 + 0.5) / 1e6
@@ -42,11 +64,10 @@ def majority(table: np.ndarray) -> int:
     return best
 
 
-def _label(model, table: np.ndarray, fallback: np.ndarray) -> str:
+def _label(model, table: np.ndarray, fallback: np.ndarray, weight: float) -> str:
     cls = majority(table)
     if cls < 0:
         cls = max(majority(fallback), 0)
-    weight = float(table.sum())
     errors = weight - (float(table[cls]) if weight > 0 else 0.0)
     text = f"{model.classes_[cls]} ({java_double(_round_half_up(weight, 2))}"
     if errors > SMALL:
@@ -57,10 +78,15 @@ def _label(model, table: np.ndarray, fallback: np.ndarray) -> str:
 def _conditions(model, node: int) -> list[str]:
     tree, schema = model.tree_, model.schema_
     spec = schema.features[tree.feature[node]]
+    binary = bool(getattr(model, "binary_categorical_splits", False))
     if tree.kind[node] == NUMERIC:
-        t = format_threshold(tree.threshold[node])
+        # J48 -B prints thresholds as Java doubles (127.0), J48 with at most 6 decimals
+        t = (java_double_to_string if binary else format_threshold)(tree.threshold[node])
         return [f"{spec.name} <= {t}", f"{spec.name} > {t}"]
     cmap = tree.category_map(node)
+    if binary and len(tree.children(node)) == 2 and np.count_nonzero(cmap == 0) == 1:
+        value = spec.codebook.values[int(np.flatnonzero(cmap == 0)[0])]
+        return [f"{spec.name} = {value}", f"{spec.name} != {value}"]
     names = []
     for branch in range(len(tree.children(node))):
         values = [v for code, v in enumerate(spec.codebook.values) if cmap[code] == branch]
@@ -99,10 +125,12 @@ def tree_to_j48(model) -> str:
     lines = [header, "-" * 18, ""]
 
     def leaf_text(parent, child):
-        return _label(model, tree.value[child], tree.value[parent])
+        return _label(model, tree.value[child], tree.value[parent],
+                      float(tree.weighted_n_node_samples[child]))
 
     if tree.kind[0] == LEAF:  # no empty line before a root leaf
-        lines[-1] = ": " + _label(model, tree.value[0], tree.value[0])
+        lines[-1] = ": " + _label(model, tree.value[0], tree.value[0],
+                                  float(tree.weighted_n_node_samples[0]))
     else:
         lines.extend(_branch_lines(model, "|   ", leaf_text))
     lines += ["", f"Number of Leaves  : \t{tree.n_leaves}", "",

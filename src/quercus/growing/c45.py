@@ -10,9 +10,11 @@ import numpy as np
 
 from .._kernels.c45 import SMALL, SortedColumns, largest_value_at_most, split_rows
 from ..splitting.c45 import AttributeInfo, choose, nominal_candidate, numeric_candidates
+from ..splitting.c45_binary import binary_category_map, binary_nominal_candidate
 from ..tree import CATEGORICAL, LEAF, NUMERIC, TreeRecorder
 
 WEIGHTED = -1  # missing_branch of a node whose missing values go down every branch
+NO_MAP = np.zeros(0, dtype=np.int64)  # split_rows: a multiway split's branch is the code
 
 
 @dataclass
@@ -27,6 +29,8 @@ class C45Node:
     threshold: float = np.nan
     children: list = field(default_factory=list)
     empty: bool = False
+    # a binary categorical split (J48 -B): branch per category code; None for multiway
+    category_map: np.ndarray | None = None
 
     @property
     def is_leaf(self) -> bool:
@@ -34,6 +38,7 @@ class C45Node:
 
     def make_leaf(self) -> None:
         self.kind, self.feature, self.threshold, self.children = LEAF, -1, np.nan, []
+        self.category_map = None
 
     def leaves(self):
         stack = [self]
@@ -51,8 +56,9 @@ def class_table(y, rows, weights, n_classes) -> np.ndarray:
 
 def route(X, node: C45Node, rows, weights):
     """``split_rows`` for a split node (see there)."""
+    cmap = NO_MAP if node.category_map is None else node.category_map
     return split_rows(X, rows, weights, node.feature, node.kind == NUMERIC, node.threshold,
-                      len(node.children))
+                      len(node.children), cmap)
 
 
 def distribute(X, y, node: C45Node, rows, weights, n_classes):
@@ -69,20 +75,26 @@ def move_threshold(distinct: np.ndarray, column: np.ndarray, threshold: float) -
     1e-6), scanning in file order and replacing only by a value larger by more than 1e-6.
 
     ``distinct`` holds the column's sorted distinct values; the file-order scan is needed
-    only when values closer than 1e-6 crowd the answer.
+    only when values closer than 1e-6 crowd the answer, or to tell 0.0 from -0.0 (equal
+    values that J48 -B prints differently).
     """
     end = int(np.searchsorted(distinct, threshold, side="right"))
     while end < distinct.size and distinct[end] - threshold < SMALL:
         end += 1
     if end == 0:
         return float(threshold)
-    if end >= 2 and distinct[end - 1] - distinct[end - 2] <= SMALL:
+    if (end >= 2 and distinct[end - 1] - distinct[end - 2] <= SMALL) or distinct[end - 1] == 0:
         return float(largest_value_at_most(column, threshold))
     return float(distinct[end - 1])
 
 
-def grow_c45(X, y, weights, X_full, info: AttributeInfo, *, max_depth=None) -> C45Node:
-    """Grow the unpruned tree (spec steps 7-23) depth first, children in branch order."""
+def grow_c45(X, y, weights, X_full, info: AttributeInfo, *, max_depth=None,
+             binary_categorical=False) -> C45Node:
+    """Grow the unpruned tree (spec steps 7-23) depth first, children in branch order.
+
+    ``binary_categorical``: categorical features split ``value`` against the rest (J48 -B,
+    ``splitting.c45_binary``) instead of one branch per category.
+    """
     n_classes = info.n_classes
     numeric_features = np.flatnonzero(~info.categorical).astype(np.int64)
     nominal_features = np.flatnonzero(info.categorical)
@@ -106,8 +118,9 @@ def grow_c45(X, y, weights, X_full, info: AttributeInfo, *, max_depth=None) -> C
                 or (max_depth is not None and depth >= max_depth)):
             continue
         candidates = numeric_candidates(columns, numeric_features, node.weights, info, weight)
+        nominal = binary_nominal_candidate if binary_categorical else nominal_candidate
         for f in nominal_features:
-            c = nominal_candidate(X, y, node.rows, node.weights, int(f), info, weight)
+            c = nominal(X, y, node.rows, node.weights, int(f), info, weight)
             if c is not None:
                 candidates[int(f)] = c
         winner = choose([candidates[f] for f in sorted(candidates)])
@@ -118,6 +131,11 @@ def grow_c45(X, y, weights, X_full, info: AttributeInfo, *, max_depth=None) -> C
             node.kind = NUMERIC
             node.threshold = move_threshold(distinct_values[winner.feature],
                                             X_full[:, winner.feature], winner.threshold)
+            n_branches = 2
+        elif binary_categorical:
+            node.kind = CATEGORICAL
+            node.category_map = binary_category_map(info.n_values[winner.feature],
+                                                    winner.category)
             n_branches = 2
         else:
             node.kind = CATEGORICAL
@@ -145,6 +163,17 @@ def grow_c45(X, y, weights, X_full, info: AttributeInfo, *, max_depth=None) -> C
     return root
 
 
+def node_weight(node: C45Node) -> float:
+    """The node's weight as J48 totals it: the rows' weights added one by one in row order
+    (J48 prints a branch's weight and errors rounded from this total; summing the class
+    weights instead can differ in the last bit and round the other way). A whole total
+    is taken as it is: then no fractional row weights were involved, in practice."""
+    total = float(node.table.sum())
+    if total.is_integer() or node.weights.size == 0:
+        return total
+    return float(np.cumsum(node.weights)[-1])
+
+
 def _entropy(table: np.ndarray) -> float:
     total = table.sum()
     if total <= 0:
@@ -160,13 +189,15 @@ def to_flat_tree(root: C45Node, n_classes: int):
     while stack:
         node, parent, branch = stack.pop()
         new = recorder.add(value=node.table, impurity=_entropy(node.table),
-                           n_samples=node.rows.size, weight=node.table.sum(), empty=node.empty)
+                           n_samples=node.rows.size, weight=node_weight(node), empty=node.empty)
         if parent >= 0:
             recorder.nodes[parent]["children"][branch] = new
         if node.is_leaf:
             continue
         k = len(node.children)
-        cmap = np.arange(k) if node.kind == CATEGORICAL else None
+        cmap = None
+        if node.kind == CATEGORICAL:
+            cmap = np.arange(k) if node.category_map is None else node.category_map
         recorder.make_split(new, kind=node.kind, feature=node.feature, children=[-1] * k,
                             missing_branch=WEIGHTED, threshold=node.threshold,
                             category_map=cmap)

@@ -107,6 +107,7 @@ class Pruner:
             raised = node.children[largest]
             node.kind, node.feature = raised.kind, raised.feature
             node.threshold, node.children = raised.threshold, raised.children
+            node.category_map = raised.category_map
             self.redistribute(node, node.rows, node.weights)
             return self.prune(node)
         return tree

@@ -30,6 +30,7 @@ class Candidate:
     gain_ratio: float
     threshold: float = np.nan
     enters_average: bool = True
+    category: int = -1  # binary categorical split (J48 -B): the code sent to branch 0
 
 
 @dataclass
