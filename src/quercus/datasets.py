@@ -7,7 +7,14 @@ iris       150    Fisher's iris (UCI order); 4 numeric features, ``species``
 play_tennis 14    Mitchell's play-tennis days; 4 categorical features, ``PlayTennis``
 xor        7      Esmeir & Markovitch's xor example; ``A1``..``A4`` categorical, ``label``
 seed000    8      the 8 x 4 numeric demo of seed 000; ``x0``..``x3``, integer ``y``
+flowers    8      seed 001's flowers: ``flower_type``, ``colour``, ``thorns``,
+                  ``fragrance`` (categorical), ``flower``
 ========== ====== ============================================================
+
+``flowers`` was written for Quercus to fit seed 001's story (one Alpine Gentian, one Silver
+Thistle, one Edelweiss, two roses, two tulips, one narcissus): the class-interval tree first
+separates the Alpine Gentian by its blue colour, then the composite flowers (Silver Thistle
+and Edelweiss), which thorns tell apart.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ _DATASETS: dict[str, _Entry] = {
     "play_tennis": _Entry("play_tennis.csv", "PlayTennis"),
     "xor": _Entry("xor.csv", "label", ("A1", "A2", "A3", "A4")),
     "seed000": _Entry("seed000.csv", "y"),
+    "flowers": _Entry("flowers.csv", "flower"),
 }
 
 

@@ -6,7 +6,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._kernels.predict import CATEGORICAL, LEAF, NUMERIC, apply_rows, path_lengths, proba_rows
+from ._kernels.predict import (
+    CATEGORICAL,
+    INTERVAL,
+    LEAF,
+    NUMERIC,
+    apply_rows,
+    path_lengths,
+    proba_rows,
+)
 
 __all__ = ["CATEGORICAL", "LEAF", "NUMERIC", "Tree", "TreeRecorder"]
 
@@ -24,6 +32,8 @@ _ARRAY_FIELDS = {
     "n_node_samples": np.int64,
     "weighted_n_node_samples": np.float64,
     "empty": np.bool_,
+    "interval_high": np.float64,
+    "interval_class": np.int32,
 }
 
 
@@ -44,10 +54,17 @@ class Tree:
     n_node_samples: np.ndarray
     weighted_n_node_samples: np.ndarray
     empty: np.ndarray | None = None  # leaves that never received a training row (C4.5, ID3)
+    interval_high: np.ndarray | None = None  # INTERVAL nodes: upper end (threshold: lower)
+    interval_class: np.ndarray | None = None  # INTERVAL nodes: the class whose range it is
 
     def __post_init__(self):
+        n = self.kind.shape[0]
         if self.empty is None:
-            self.empty = np.zeros(self.kind.shape[0], dtype=np.bool_)
+            self.empty = np.zeros(n, dtype=np.bool_)
+        if self.interval_high is None:
+            self.interval_high = np.full(n, np.nan)
+        if self.interval_class is None:
+            self.interval_class = np.full(n, -1, dtype=np.int32)
 
     @property
     def n_nodes(self) -> int:
@@ -91,8 +108,8 @@ class Tree:
         return int(self.depths().max())
 
     def _kernel_args(self):
-        return (self.kind, self.feature, self.threshold, self.child_ptr, self.child_ids,
-                self.missing_branch, self.category_ptr, self.category_branch,
+        return (self.kind, self.feature, self.threshold, self.interval_high, self.child_ptr,
+                self.child_ids, self.missing_branch, self.category_ptr, self.category_branch,
                 self.weighted_n_node_samples)
 
     def apply(self, X: np.ndarray) -> np.ndarray:
@@ -111,8 +128,8 @@ class Tree:
 
         A leaf gives its class shares (all zero when it holds no weight), with Laplace's
         correction ``(n_c + 1) / (n + k)`` if asked. An empty leaf (one that never received
-        training rows) gives its parent's class shares instead, or a uniform row with
-        Laplace's correction, as C4.5 does.
+        training rows) gives its parent's class shares instead (Laplace-corrected if asked),
+        as C4.5 (J48) does.
         """
         totals = self.value.sum(axis=1, keepdims=True)
         if laplace:
@@ -123,11 +140,11 @@ class Tree:
         empty = np.flatnonzero(self.empty)
         if empty.size:
             parent = self.parents()
+            p = parent[empty]
+            parent_totals = totals[p]
             if laplace:
-                proba[empty] = 1.0 / self.n_classes
+                proba[empty] = (self.value[p] + 1.0) / (parent_totals + self.n_classes)
             else:
-                p = parent[empty]
-                parent_totals = totals[p]
                 proba[empty] = np.divide(self.value[p], parent_totals,
                                          out=np.zeros((empty.size, self.n_classes)),
                                          where=parent_totals > 0)
@@ -187,7 +204,7 @@ class Tree:
         """Raise ValueError if the arrays do not describe a well-formed tree."""
         n = self.n_nodes
         same_length = ("feature", "threshold", "missing_branch", "impurity", "n_node_samples",
-                       "weighted_n_node_samples", "empty")
+                       "weighted_n_node_samples", "empty", "interval_high", "interval_class")
         if n == 0 or any(getattr(self, f).shape[0] != n for f in same_length):
             raise ValueError("node arrays differ in length")
         if self.value.shape[0] != n or self.child_ptr.shape[0] != n + 1:
@@ -204,7 +221,7 @@ class Tree:
                 if children.size:
                     raise ValueError(f"leaf {node} has children")
                 continue
-            if self.kind[node] not in (NUMERIC, CATEGORICAL) or children.size < 2:
+            if self.kind[node] not in (NUMERIC, CATEGORICAL, INTERVAL) or children.size < 2:
                 raise ValueError(f"node {node} is malformed")
             if np.any(children <= node) or np.any(children >= n):
                 raise ValueError(f"node {node} has children out of pre-order")
@@ -224,7 +241,7 @@ class TreeRecorder:
 
     def add(self, *, value, impurity, n_samples, weight, empty=False) -> int:
         """Add a leaf; returns its provisional id."""
-        self.nodes.append({"empty": bool(empty),
+        self.nodes.append({"empty": bool(empty), "interval_high": np.nan, "interval_class": -1,
             "kind": LEAF, "feature": -1, "threshold": np.nan, "children": [],
             "missing_branch": 0, "category_map": None, "value": np.asarray(value, float),
             "impurity": float(impurity), "n": int(n_samples), "w": float(weight),
@@ -232,12 +249,14 @@ class TreeRecorder:
         return len(self.nodes) - 1
 
     def make_split(self, node: int, *, kind: int, feature: int, children: list[int],
-                   missing_branch: int, threshold: float = np.nan, category_map=None) -> None:
+                   missing_branch: int, threshold: float = np.nan, category_map=None,
+                   interval_high: float = np.nan, interval_class: int = -1) -> None:
         """Turn a recorded leaf into a split node with the given children."""
         record = self.nodes[node]
         record.update(kind=kind, feature=int(feature), threshold=float(threshold),
                       children=list(children), missing_branch=int(missing_branch),
-                      category_map=None if category_map is None else np.asarray(category_map))
+                      category_map=None if category_map is None else np.asarray(category_map),
+                      interval_high=float(interval_high), interval_class=int(interval_class))
 
     def make_leaf(self, node: int) -> None:
         record = self.nodes[node]
@@ -275,6 +294,8 @@ class TreeRecorder:
             n_node_samples=np.array([r["n"] for r in records], dtype=np.int64),
             weighted_n_node_samples=np.array([r["w"] for r in records], dtype=np.float64),
             empty=np.array([r["empty"] for r in records], dtype=np.bool_),
+            interval_high=np.array([r["interval_high"] for r in records], dtype=np.float64),
+            interval_class=np.array([r["interval_class"] for r in records], dtype=np.int32),
         )
 
 
@@ -297,7 +318,9 @@ def collapse(tree: Tree, to_leaves) -> Tree:
         recorder.make_split(new, kind=int(tree.kind[old]), feature=int(tree.feature[old]),
                             children=[-1] * len(children),
                             missing_branch=int(tree.missing_branch[old]),
-                            threshold=float(tree.threshold[old]), category_map=cmap)
+                            threshold=float(tree.threshold[old]), category_map=cmap,
+                            interval_high=float(tree.interval_high[old]),
+                            interval_class=int(tree.interval_class[old]))
         for b in reversed(range(len(children))):
             stack.append((int(children[b]), new, b))
     return recorder.to_tree()

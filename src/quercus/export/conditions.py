@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..tree import CATEGORICAL, LEAF, NUMERIC, Tree
+from ..tree import CATEGORICAL, INTERVAL, LEAF, NUMERIC, Tree
 
 __all__ = [
     "Branch",
@@ -29,7 +29,7 @@ __all__ = [
 
 WEIGHTED = -1  # missing_branch of a node that sends a missing value down every branch
 
-OPS = ("<=", ">", "in", "=", "missing", "not missing", "between")
+OPS = ("<=", ">", "in", "=", "missing", "not missing", "between", "within", "outside")
 _PLAIN = re.compile(r"^[^\s,{}()'\"]+$")
 
 
@@ -98,8 +98,10 @@ class Condition:
     """One test on a feature: ``feature_name op value``.
 
     ``op`` is one of ``"<="``, ``">"``, ``"="``, ``"in"`` (value: a tuple of categories),
-    ``"missing"``, ``"not missing"`` (value: None) or ``"between"`` (value: ``(low, high)``,
-    meaning ``low < feature <= high``; only produced when rules merge bounds).
+    ``"missing"``, ``"not missing"`` (value: None), ``"between"`` (value: ``(low, high)``,
+    meaning ``low < feature <= high``; only produced when rules merge bounds), or the
+    class-interval tree's ``"within"`` and ``"outside"`` (value: ``(low, high)``, meaning
+    ``low <= feature <= high`` and its negation; a missing value counts as outside).
     """
 
     feature_name: str
@@ -121,6 +123,12 @@ class Condition:
         if self.op == "between":
             low, high = self.value
             return f"{format_number(low)} < {name} <= {format_number(high)}"
+        if self.op == "within":
+            low, high = self.value
+            return f"{format_number(low)} <= {name} <= {format_number(high)}"
+        if self.op == "outside":
+            low, high = self.value
+            return f"{name} outside [{format_number(low)}, {format_number(high)}]"
         return f"{name} is {self.op}"
 
 
@@ -160,6 +168,18 @@ def branch_conditions(tree: Tree, node: int, schema) -> list[tuple[int, Conditio
             else:
                 out.append((child, Condition(name, "in", chosen)))
         return out
+    if tree.kind[node] == INTERVAL:
+        low, high = float(tree.threshold[node]), float(tree.interval_high[node])
+        if spec.is_categorical:  # the range of codes, as sets of categories
+            values = spec.codebook.values
+            inside = tuple(v for code, v in enumerate(values) if low <= code <= high)
+            outside = tuple(v for code, v in enumerate(values) if not low <= code <= high)
+            return [(children[0], Condition(name, "=", inside[0]) if len(inside) == 1
+                     else Condition(name, "in", inside)),
+                    (children[1], Condition(name, "=", outside[0]) if len(outside) == 1
+                     else Condition(name, "in", outside))]
+        return [(children[0], Condition(name, "within", (low, high))),
+                (children[1], Condition(name, "outside", (low, high)))]
     raise ValueError(f"node {node} has an unknown kind {tree.kind[node]}")
 
 
@@ -227,12 +247,16 @@ class NodeSummary(NamedTuple):
         Weight of the label's class / the node's weight (1.0 when the node holds no weight).
     empty : bool
         The node is a leaf that received no training rows (C4.5, ID3).
+    unclassified : bool
+        The node is a class-interval leaf that no class claims: a row ending there is
+        unclassifiable.
     """
 
     label: object
     support: int | float
     share: float
     empty: bool
+    unclassified: bool = False
 
 
 def weighted_support(model) -> bool:
@@ -258,7 +282,9 @@ def node_summaries(model) -> list[NodeSummary]:
         share = float(value[best]) / total if total > 0 else 1.0
         support = total if weighted else int(tree.n_node_samples[node])
         empty = bool(tree.empty[node]) and tree.kind[node] == LEAF
-        out.append(NodeSummary(model.classes_[best], support, min(share, 1.0), empty))
+        lost = (getattr(model, "algorithm", None) == "interval" and tree.kind[node] == LEAF
+                and total == 0.0)
+        out.append(NodeSummary(model.classes_[best], support, min(share, 1.0), empty, lost))
     return out
 
 

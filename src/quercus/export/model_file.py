@@ -131,7 +131,8 @@ def write_atomically(path, write: Callable[[TextIO], None]) -> None:
 
 
 def save_model(model, path) -> None:
-    """Write a fitted model to ``path`` as one JSON document, atomically.
+    """Write a fitted model to ``path`` as one JSON document, atomically (a path ending in
+    ``.xml`` gets seed 001's XML format, for class-interval trees).
 
     Raises
     ------
@@ -140,6 +141,14 @@ def save_model(model, path) -> None:
     ModelFileError
         The file cannot be written (an existing file is then left untouched).
     """
+    if Path(path).suffix.lower() == ".xml":  # seed 001's format, class-interval trees only
+        from .interval_xml import save_xml
+
+        model._check_fitted()
+        try:
+            return save_xml(model, path)
+        except ValueError as error:
+            raise ModelFileError(f"cannot write {path}: {_one_line(error)}") from error
     document = model_to_dict(model)
 
     def write(handle: TextIO) -> None:
@@ -158,7 +167,7 @@ def save_model(model, path) -> None:
 
 
 def load_model(path):
-    """Read a model file written by ``save_model``.
+    """Read a model file written by ``save_model`` (``.xml``: seed 001's XML format).
 
     Returns
     -------
@@ -172,6 +181,10 @@ def load_model(path):
         format version, or holds inconsistent data.
     """
     path = Path(path)
+    if path.suffix.lower() == ".xml":  # seed 001's format
+        from .interval_xml import load_xml
+
+        return load_xml(path)
     try:
         with open(path, encoding="utf-8") as handle:
             document = json.load(handle)

@@ -68,6 +68,7 @@ def simplify(path: tuple[Condition, ...]) -> tuple[Condition, ...]:
             kept = tuple(v for v in sets[0] if all(v in s for s in sets[1:]))
             out.append(Condition(name, "=", kept[0]) if len(kept) == 1
                        else Condition(name, "in", kept))
+        out.extend(c for c in conditions if c.op in ("within", "outside"))
         if any(c.op == "missing" for c in conditions):
             out.append(Condition(name, "missing"))
         elif any(c.op == "not missing" for c in conditions) and not (highs or lows):
@@ -95,7 +96,7 @@ def tree_to_rules(model) -> list[Rule]:
     rules = []
     for node, path in leaves:
         summary = summaries[node]
-        if summary.empty:
+        if summary.empty or summary.unclassified:
             continue
         rules.append(Rule(simplify(path), target, summary.label, summary.support,
                           summary.share, node))

@@ -17,6 +17,8 @@ INDENT = "|   "
 
 
 def _leaf_text(summary: NodeSummary) -> str:
+    if summary.unclassified:
+        return "unclassified"
     support = format_weight(summary.support)
     if summary.share < 1.0:
         return f"{format_value(summary.label)} ({support}, {format_percent(summary.share)})"
