@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from numbers import Integral
 
 import numpy as np
 
@@ -22,15 +23,18 @@ class DecisionTreeClassifier:
 
     Parameters
     ----------
-    algorithm : {"cart", "id3", "c45"}, default="cart"
+    algorithm : {"cart", "id3", "c45", "interval"}, default="cart"
         The learner. ``"cart"``: binary splits, numeric thresholds at midpoints, categorical
         features split by a subset of categories (docs/cart.md). ``"id3"``: one branch per
         category, categorical features only, no pruning. ``"c45"``: C4.5 release 8 as
         Weka's J48 builds it: gain ratio, one branch per category, binary numeric
         thresholds, fractional rows for missing values, pessimistic pruning (docs/c45.md).
+        ``"interval"``: seed 001's class-interval tree: one class's [min, max] range on one
+        feature per split; a row that fits no branch is unclassified (docs/interval.md).
     criterion : str or None, default=None
-        ``"gini"`` (CART's default) or ``"entropy"`` for CART; ``"entropy"`` (information
-        gain, ID3's default) or ``"gain_ratio"`` for ID3; C4.5 always uses gain ratio.
+        ``"gini"`` (CART's default) or ``"entropy"`` for CART and the class-interval tree;
+        ``"entropy"`` (information gain, ID3's default) or ``"gain_ratio"`` for ID3; C4.5
+        always uses gain ratio.
     max_depth : int or None, default=None
     min_samples_split : int or float, default=2
         Int: minimum rows to split a node. Float: a fraction of the training rows. CART only.
@@ -56,6 +60,37 @@ class DecisionTreeClassifier:
     laplace : bool, default=False
         C4.5 and ID3: Laplace-corrected leaf probabilities in ``predict_proba`` (J48's -A);
         ``predict`` still takes the class with the most training weight.
+    splitter : {"exact", "hist", "auto"}, default="exact"
+        CART's split search. ``"exact"`` tries every cut between distinct values (the trees
+        of scikit-learn). ``"hist"`` first quantises each numeric feature into at most
+        ``max_bins`` bins (quantiles of a sample of rows; one bin per value when there are
+        few) and searches histograms: much faster on large data, with thresholds at bin
+        edges. ``"auto"``: hist from 2,000,000 rows x features on.
+    max_bins : int, default=255
+        Bins per numeric feature for ``splitter="hist"`` (at most 255 fit in one byte;
+        up to 65535 are stored in two).
+    lookahead : bool, default=False
+        Class-interval tree: choose each split by the total score of the best subtrees
+        below it (seed 001's "more complex approach"); ``max_depth`` then defaults to 10.
+    unclassified : object, default="auto"
+        Class-interval tree: what ``predict`` returns for a row that fits no branch; "auto"
+        is -1 for integer class labels and None otherwise.
+    binary_categorical_splits : bool, default=False
+        C4.5: split a categorical feature in two, one category against all the others
+        (``outlook = sunny`` / ``outlook != sunny``), instead of one branch per category
+        (J48's -B). A feature can then be split on again further down.
+    reduced_error_pruning : bool, default=False
+        C4.5: instead of pessimistic pruning, grow on ``n_folds - 1`` stratified folds of
+        the rows and prune on the remaining fold, a node becoming a leaf when it makes no
+        more errors there than its subtree (J48's -R). Needs ``pruning=True`` and the
+        default ``confidence``; ``subtree_raising`` has no effect with it.
+    n_folds : int, default=3
+        C4.5 with ``reduced_error_pruning``: number of folds; one is held out for pruning
+        (J48's -N). Must stay 3 without ``reduced_error_pruning``.
+    random_state : int, default=1
+        C4.5 with ``reduced_error_pruning``: seed of the ``java.util.Random`` that shuffles
+        the growing folds (J48's -Q). The folds themselves are J48's deterministic
+        stratified split; only the order of the growing rows depends on the seed.
 
     Attributes
     ----------
@@ -72,7 +107,10 @@ class DecisionTreeClassifier:
                  min_samples_leaf=None, min_weight_fraction_leaf=0.0,
                  min_impurity_decrease=0.0, max_leaf_nodes=None, class_weight=None,
                  ccp_alpha=0.0, categorical_features="auto", confidence=0.25, pruning=True,
-                 subtree_raising=True, laplace=False):
+                 subtree_raising=True, laplace=False, splitter="exact", max_bins=255,
+                 lookahead=False, unclassified="auto",
+                 binary_categorical_splits=False, reduced_error_pruning=False, n_folds=3,
+                 random_state=1):
         self.algorithm = algorithm
         self.criterion = criterion
         self.max_depth = max_depth
@@ -88,6 +126,14 @@ class DecisionTreeClassifier:
         self.pruning = pruning
         self.subtree_raising = subtree_raising
         self.laplace = laplace
+        self.splitter = splitter
+        self.max_bins = max_bins
+        self.lookahead = lookahead
+        self.unclassified = unclassified
+        self.binary_categorical_splits = binary_categorical_splits
+        self.reduced_error_pruning = reduced_error_pruning
+        self.n_folds = n_folds
+        self.random_state = random_state
 
     # -- scikit-learn protocol -------------------------------------------------------------
     @classmethod
@@ -172,7 +218,36 @@ class DecisionTreeClassifier:
             raise ValueError(f"confidence must be in (0, 1); got {self.confidence!r}")
         return Settings(criterion=criterion, rules=rules, ccp_alpha=ccp_alpha,
                         confidence=confidence, pruning=bool(self.pruning),
-                        subtree_raising=bool(self.subtree_raising))
+                        subtree_raising=bool(self.subtree_raising),
+                        lookahead=bool(self.lookahead),
+                        splitter=P.check_choice("splitter", self.splitter,
+                                                ["exact", "hist", "auto"]),
+                        max_bins=P.resolve_max_bins(self.max_bins),
+                        binary_categorical_splits=bool(self.binary_categorical_splits),
+                        **self._reduced_error_settings(confidence))
+
+    def _reduced_error_settings(self, confidence: float) -> dict:
+        """C4.5's reduced-error pruning settings, refusing the combinations J48 refuses."""
+        n_folds, seed = self.n_folds, self.random_state
+        folds_ok = isinstance(n_folds, Integral) and not isinstance(n_folds, bool)
+        if not (folds_ok and n_folds >= 2):
+            raise ValueError(f"n_folds must be an int >= 2; got {n_folds!r}")
+        seed_ok = isinstance(seed, Integral) and not isinstance(seed, bool)
+        if not seed_ok:
+            raise ValueError(f"random_state must be an int (a java.util.Random seed); "
+                             f"got {seed!r}")
+        if self.algorithm == "c45":
+            if self.reduced_error_pruning and not self.pruning:
+                raise ValueError("reduced_error_pruning=True needs pruning=True "
+                                 "(J48: -R and -U cannot be combined)")
+            if self.reduced_error_pruning and confidence != 0.25:
+                raise ValueError("confidence is not used by reduced_error_pruning; leave it "
+                                 "at 0.25 (J48: -R and -C cannot be combined)")
+            if not self.reduced_error_pruning and n_folds != 3:
+                raise ValueError("n_folds is used only with reduced_error_pruning=True "
+                                 "(J48: -N needs -R)")
+        return {"reduced_error_pruning": bool(self.reduced_error_pruning),
+                "n_folds": int(n_folds), "seed": int(seed)}
 
     def _set_fitted(self, schema: Schema, has_names: bool) -> None:
         """Attributes derived from the schema (also used when a model file is loaded)."""
@@ -212,9 +287,27 @@ class DecisionTreeClassifier:
         return self.tree_.predict_proba(self._encode(X), laplace=bool(self.laplace))
 
     def predict(self, X) -> np.ndarray:
-        """The most probable class of every row (ties: the first class)."""
+        """The most probable class of every row (ties: the first class).
+
+        A class-interval tree returns ``unclassified`` for a row that fits no branch.
+        """
         proba = self._check_fitted().predict_proba(self._encode(X))
-        return self.classes_[np.argmax(proba, axis=1)]
+        predicted = self.classes_[np.argmax(proba, axis=1)]
+        if self.algorithm == "interval":
+            lost = proba.sum(axis=1) == 0.0
+            if lost.any():
+                marker = self.unclassified_value_
+                if marker is None or not np.can_cast(np.asarray(marker).dtype, predicted.dtype):
+                    predicted = predicted.astype(object)
+                predicted[lost] = marker
+        return predicted
+
+    @property
+    def unclassified_value_(self):
+        """The value ``predict`` gives a row that fits no branch of a class-interval tree."""
+        if not isinstance(self.unclassified, str) or self.unclassified != "auto":
+            return self.unclassified
+        return -1 if np.issubdtype(self.classes_.dtype, np.integer) else None
 
     def score(self, X, y, sample_weight=None) -> float:
         """Accuracy of ``predict(X)`` against y."""

@@ -16,16 +16,22 @@ from .growing.builders import StoppingRules, grow
 from ._kernels.c45 import xlogx_table
 from .growing.c45 import grow_c45, to_flat_tree
 from .growing.id3 import check_id3_data, grow_id3
+from .growing.interval import IntervalGrower, interval_to_flat_tree
 from .pruning.cost_complexity import prune
 from .pruning.pessimistic import Pruner, collapse
+from .pruning.reduced_error import ReducedErrorPruner, holdout_split
 from .splitting.c45 import AttributeInfo
 from .splitting.cart import CartSplitter
+from .splitting.hist import HistSplitter
 from .tree import Tree
 
 # criterion and min_samples_leaf when the estimator leaves them as None
-DEFAULT_CRITERION = {"cart": "gini", "id3": "entropy", "c45": "gain_ratio"}
-CRITERIA = {"cart": ["gini", "entropy"], "id3": ["entropy", "gain_ratio"], "c45": ["gain_ratio"]}
-DEFAULT_MIN_SAMPLES_LEAF = {"cart": 1, "id3": 1, "c45": 2}
+DEFAULT_CRITERION = {"cart": "gini", "id3": "entropy", "c45": "gain_ratio", "interval": "gini"}
+CRITERIA = {"cart": ["gini", "entropy"], "id3": ["entropy", "gain_ratio"], "c45": ["gain_ratio"],
+            "interval": ["gini", "entropy"]}
+DEFAULT_MIN_SAMPLES_LEAF = {"cart": 1, "id3": 1, "c45": 2, "interval": 1}
+LOOKAHEAD_DEFAULT_MAX_DEPTH = 10  # the seed's MAXRECURSIONS
+AUTO_HIST_CELLS = 2_000_000  # splitter="auto" bins features from this many rows x features
 
 
 @dataclass
@@ -38,16 +44,30 @@ class Settings:
     confidence: float = 0.25
     pruning: bool = True
     subtree_raising: bool = True
+    binary_categorical_splits: bool = False  # C4.5: J48's -B
+    reduced_error_pruning: bool = False  # C4.5: J48's -R, with n_folds (-N) and seed (-Q)
+    n_folds: int = 3
+    seed: int = 1
+    lookahead: bool = False
+    splitter: str = "exact"  # CART: "exact" or "hist"
+    max_bins: int = 255
 
 
 def fit_cart(X, y, sample_weight, schema, n_classes: int, settings: Settings) -> Tree:
     """CART: binary splits, numeric thresholds and categorical subsets, then ccp pruning."""
     known = y >= 0
-    splitter = CartSplitter(
-        X[known], y[known], sample_weight[known], categorical_mask=schema.categorical_mask,
-        n_categories=schema.n_categories, n_classes=n_classes, criterion=settings.criterion,
-        min_samples_leaf=settings.rules.min_samples_leaf,
-        min_weight_leaf=settings.rules.min_weight_leaf)
+    X_known = X if known.all() else X[known]
+    options = dict(categorical_mask=schema.categorical_mask, n_categories=schema.n_categories,
+                   n_classes=n_classes, criterion=settings.criterion,
+                   min_samples_leaf=settings.rules.min_samples_leaf,
+                   min_weight_leaf=settings.rules.min_weight_leaf)
+    use_hist = settings.splitter == "hist" or (
+        settings.splitter == "auto" and X_known.shape[0] * X_known.shape[1] >= AUTO_HIST_CELLS)
+    if use_hist:
+        splitter = HistSplitter(X_known, y[known], sample_weight[known],
+                                max_bins=settings.max_bins, **options)
+    else:
+        splitter = CartSplitter(X_known, y[known], sample_weight[known], **options)
     tree = grow(splitter, settings.rules, n_classes)
     return prune(tree, settings.ccp_alpha)
 
@@ -59,6 +79,8 @@ def _depth_limit(rules: StoppingRules):
 def fit_c45(X, y, sample_weight, schema, n_classes: int, settings: Settings) -> Tree:
     """C4.5 release 8 as Weka's J48: grow, collapse, then pessimistic pruning."""
     known = y >= 0
+    if settings.reduced_error_pruning:
+        return fit_c45_reduced_error(X, y, sample_weight, schema, n_classes, settings)
     info = AttributeInfo(categorical=schema.categorical_mask,
                          n_values=schema.n_categories, n_classes=n_classes,
                          min_leaf=float(settings.rules.min_samples_leaf),
@@ -70,11 +92,34 @@ def fit_c45(X, y, sample_weight, schema, n_classes: int, settings: Settings) -> 
     X = np.asfortranarray(X)
     X_known, y_known = (X, y) if known.all() else (np.asfortranarray(X[known]), y[known])
     root = grow_c45(X_known, y_known, sample_weight[known], X, info,
-                    max_depth=_depth_limit(settings.rules))
+                    max_depth=_depth_limit(settings.rules),
+                    binary_categorical=settings.binary_categorical_splits)
     collapse(root)
     if settings.pruning:
         Pruner(X_known, y_known, n_classes, settings.confidence,
                settings.subtree_raising).prune(root)
+    return to_flat_tree(root, n_classes)
+
+
+def fit_c45_reduced_error(X, y, sample_weight, schema, n_classes: int,
+                          settings: Settings) -> Tree:
+    """C4.5 with J48's reduced-error pruning: grow on all stratified folds but the last,
+    then prune on the last fold (pruning/reduced_error.py); J48 does not collapse here."""
+    known_rows = np.flatnonzero(y >= 0)
+    grow, hold = holdout_split(y[known_rows], settings.n_folds, settings.seed)
+    grow, hold = known_rows[grow], known_rows[hold]
+    info = AttributeInfo(categorical=schema.categorical_mask,
+                         n_values=schema.n_categories, n_classes=n_classes,
+                         min_leaf=float(settings.rules.min_samples_leaf),
+                         n_all_rows=X.shape[0])
+    total = float(sample_weight[grow].sum())
+    if np.all(sample_weight == np.round(sample_weight)) and total < 50_000_000:
+        info.xlogx_of_int = xlogx_table(int(total) + 1)
+    X = np.asfortranarray(X)
+    root = grow_c45(np.asfortranarray(X[grow]), y[grow], sample_weight[grow], X, info,
+                    max_depth=_depth_limit(settings.rules),
+                    binary_categorical=settings.binary_categorical_splits)
+    ReducedErrorPruner(X[hold], y[hold], sample_weight[hold], n_classes).prune(root)
     return to_flat_tree(root, n_classes)
 
 
@@ -88,4 +133,16 @@ def fit_id3(X, y, sample_weight, schema, n_classes: int, settings: Settings) -> 
     return to_flat_tree(root, n_classes)
 
 
-LEARNERS = {"cart": fit_cart, "id3": fit_id3, "c45": fit_c45}
+def fit_interval(X, y, sample_weight, schema, n_classes: int, settings: Settings) -> Tree:
+    """Seed 001's class-interval tree, greedy or with look-ahead (docs/interval.md)."""
+    known = y >= 0
+    max_depth = _depth_limit(settings.rules)
+    if settings.lookahead and max_depth is None:
+        max_depth = LOOKAHEAD_DEFAULT_MAX_DEPTH
+    grower = IntervalGrower(X[known], y[known], sample_weight[known], n_classes,
+                            criterion=settings.criterion, max_depth=max_depth,
+                            lookahead=settings.lookahead)
+    return interval_to_flat_tree(grower.grow(), n_classes)
+
+
+LEARNERS = {"cart": fit_cart, "id3": fit_id3, "c45": fit_c45, "interval": fit_interval}

@@ -91,3 +91,9 @@ def class_weight_factors(class_weight, y_codes: np.ndarray, classes) -> np.ndarr
             per_class[lookup[key]] = float(weight)
         return per_class[y_codes]
     _fail("class_weight", "None, 'balanced' or a dict", class_weight)
+
+
+def resolve_max_bins(value) -> int:
+    if isinstance(value, bool) or not isinstance(value, Integral) or not 2 <= value <= 65535:
+        _fail("max_bins", "an int in [2, 65535]", value)
+    return int(value)

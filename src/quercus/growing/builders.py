@@ -54,6 +54,8 @@ def _record_node(splitter, recorder, rules, start, end, depth, total_weight, par
                or n < 2 * rules.min_samples_leaf or weight < 2 * rules.min_weight_leaf
                or impurity <= EPSILON)
     if is_leaf:
+        if hasattr(splitter, "release"):
+            splitter.release(start, end)
         return _Candidate(node, start, end, depth, None, 0.0)
     split = splitter.find(start, end)
     if split is None:
@@ -67,6 +69,9 @@ def _record_node(splitter, recorder, rules, start, end, depth, total_weight, par
         impurity - w_right / weight * splitter.impurity(right)
         - w_left / weight * splitter.impurity(left))
     if improvement + EPSILON < rules.min_impurity_decrease:
+        if hasattr(splitter, "release"):
+            splitter.release(start, mid)
+            splitter.release(mid, end)
         return _Candidate(node, start, end, depth, None, 0.0)
     return _Candidate(node, start, end, depth, (split, mid), improvement)
 

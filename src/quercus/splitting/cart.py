@@ -29,6 +29,7 @@ class Split:
     category_map: np.ndarray | None
     missing_branch: int
     proxy: float
+    left_bins: np.ndarray | None = None  # histogram splitter: which bins go left
 
 
 class CartSplitter:

@@ -1,0 +1,135 @@
+"""Class-weight histograms of a node's rows per feature and bin, and the best cut in them."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from .impurity import split_proxy
+
+
+@njit(cache=True)
+def _fill_one(binned_row, rows, y_node, w_node, hist, counts):
+    for p in range(rows.shape[0]):
+        b = binned_row[rows[p]]
+        hist[b, y_node[p]] += w_node[p]
+        counts[b] += 1
+
+
+@njit(parallel=True, cache=True)
+def _fill_parallel(binned, rows, y_node, w_node, hist, counts):
+    for i in prange(binned.shape[0]):
+        hist[i, :, :] = 0.0
+        counts[i, :] = 0
+        _fill_one(binned[i], rows, y_node, w_node, hist[i], counts[i])
+
+
+@njit(cache=True)
+def _fill_serial(binned, rows, y_node, w_node, hist, counts):
+    for i in range(binned.shape[0]):
+        hist[i, :, :] = 0.0
+        counts[i, :] = 0
+        _fill_one(binned[i], rows, y_node, w_node, hist[i], counts[i])
+
+
+def fill_histograms(binned, rows, y, sample_weight, hist, counts, parallel):
+    """hist[i, b, k]: weight of class k among ``rows`` in bin b of feature i; counts[i, b]:
+    their number. ``binned`` is (n_features, n_rows), one feature per row of memory."""
+    y_node = y[rows]
+    w_node = sample_weight[rows]
+    (_fill_parallel if parallel else _fill_serial)(binned, rows, y_node, w_node, hist,
+                                                   counts)
+
+
+@njit(cache=True)
+def _scan_one(hist, counts, n_bins, missing_bin, criterion, min_samples_leaf,
+              min_weight_leaf, total, n_total, left, right):
+    """Best cut of one numeric feature's histogram: (proxy, last bin on the left,
+    missing_left, first non-empty bin on the right or n_bins). Cuts lie between non-empty bins; missing rows are tried on both sides,
+    plus "every known row left, missing rows right"."""
+    n_classes = hist.shape[1]
+    n_missing = counts[missing_bin]
+    best = -np.inf
+    best_bin = -1
+    best_missing_left = False
+    last_known = -1
+    for b in range(n_bins):
+        if counts[b] > 0:
+            last_known = b
+    if last_known < 0:
+        return best, best_bin, best_missing_left, n_bins
+    passes = 2 if n_missing > 0 else 1
+    for pass_index in range(passes):
+        missing_left = pass_index == 1
+        for k in range(n_classes):
+            left[k] = hist[missing_bin, k] if missing_left else 0.0
+        n_left = n_missing if missing_left else 0
+        for b in range(last_known + 1):
+            if counts[b] == 0:
+                continue
+            for k in range(n_classes):
+                left[k] += hist[b, k]
+            n_left += counts[b]
+            if b == last_known and (missing_left or n_missing == 0):
+                continue  # nothing would go right
+            n_right = n_total - n_left
+            if n_left < min_samples_leaf or n_right < min_samples_leaf:
+                continue
+            weight_left = 0.0
+            weight_right = 0.0
+            for k in range(n_classes):
+                right[k] = total[k] - left[k]
+                weight_left += left[k]
+                weight_right += right[k]
+            if weight_left < min_weight_leaf or weight_right < min_weight_leaf:
+                continue
+            if weight_left <= 0.0 or weight_right <= 0.0:
+                continue
+            proxy = split_proxy(left, right, weight_left, weight_right, criterion)
+            if proxy > best:
+                best = proxy
+                best_bin = b
+                best_missing_left = missing_left if n_missing > 0 else n_left > n_right
+    next_bin = best_bin + 1
+    while next_bin < n_bins and counts[next_bin] == 0:
+        next_bin += 1
+    return best, best_bin, best_missing_left, next_bin
+
+
+@njit(cache=True)
+def scan_histograms(hist, counts, features, n_bins, missing_bin, criterion,
+                    min_samples_leaf, min_weight_leaf, total, n_total, out_proxy, out_bin,
+                    out_missing_left, out_next_bin):
+    """Best cut per numeric feature (``features`` index rows of hist). One thread: the work
+    is features x bins, too little to pay for starting threads."""
+    n_classes = hist.shape[2]
+    for j in range(features.shape[0]):
+        i = features[j]
+        left = np.empty(n_classes)
+        right = np.empty(n_classes)
+        proxy, b, ml, nb = _scan_one(hist[i], counts[i], n_bins[i], missing_bin, criterion,
+                                     min_samples_leaf, min_weight_leaf, total, n_total, left,
+                                     right)
+        out_proxy[j] = proxy
+        out_bin[j] = b
+        out_missing_left[j] = ml
+        out_next_bin[j] = nb
+
+
+@njit(cache=True)
+def partition_by_bin(binned_row, rows, start, end, goes_left_bin, buffer):
+    """Stable in-place partition of rows[start:end]: rows whose bin is flagged in
+    ``goes_left_bin`` first. Returns the number that go left."""
+    n_left = 0
+    n_right = 0
+    for p in range(start, end):
+        r = rows[p]
+        if goes_left_bin[binned_row[r]]:
+            rows[start + n_left] = r
+            n_left += 1
+        else:
+            buffer[n_right] = r
+            n_right += 1
+    for k in range(n_right):
+        rows[start + n_left + k] = buffer[k]
+    return n_left

@@ -1,0 +1,81 @@
+"""Bin edges per feature, learned from (a sample of) the training rows, and the binned matrix.
+
+A numeric feature with at most ``max_bins`` distinct values gets one bin per value, with
+edges at the midpoints between them (so its splits are exactly the exact splitter's); with
+more, the edges are quantiles of a sample of rows. A categorical feature's codes are its
+bins. Missing values get a bin of their own, after every other bin.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._kernels.binning import bin_columns
+from .errors import DataError
+
+SAMPLE_ROWS = 200_000
+
+
+class BinMapper:
+    """Learns bin edges with ``fit`` and turns rows into bins with ``transform``."""
+
+    def __init__(self, max_bins: int = 255, sample_rows: int = SAMPLE_ROWS, seed: int = 0):
+        if not 2 <= max_bins <= 65535:
+            raise ValueError(f"max_bins must be in [2, 65535]; got {max_bins!r}")
+        self.max_bins = max_bins
+        self.sample_rows = sample_rows
+        self.seed = seed
+
+    def fit(self, X: np.ndarray, categorical_mask, n_categories) -> "BinMapper":
+        n_rows, n_features = X.shape
+        rows = np.arange(n_rows)
+        if n_rows > self.sample_rows:
+            rows = np.sort(np.random.default_rng(self.seed).choice(n_rows, self.sample_rows,
+                                                                   replace=False))
+        edges, n_bins = [], np.zeros(n_features, dtype=np.int64)
+        self.bin_values_ = {}  # feature -> its distinct values, when each has its own bin
+        for f in range(n_features):
+            if categorical_mask[f]:
+                edges.append(np.zeros(0))
+                n_bins[f] = max(int(n_categories[f]), 1)
+                continue
+            column = X[rows, f]
+            values = np.unique(column[~np.isnan(column)])
+            if values.size <= self.max_bins and rows.size == n_rows:
+                cut = values[:-1] / 2.0 + values[1:] / 2.0
+                self.bin_values_[f] = values
+            else:
+                quantiles = np.linspace(0, 100, self.max_bins + 1)[1:-1]
+                cut = np.unique(np.percentile(values if values.size < column.size else column,
+                                              quantiles, method="midpoint"))
+            edges.append(cut.astype(np.float64))
+            n_bins[f] = cut.size + 1
+        self.edges_ = edges
+        self.n_bins_ = n_bins
+        self.missing_bin_ = int(max(n_bins.max(), self.max_bins)) if n_features else 0
+        if np.any(n_bins[np.asarray(categorical_mask, dtype=bool)] > 65535):
+            raise DataError("a categorical feature has more than 65535 categories")
+        self.dtype_ = np.uint8 if self.missing_bin_ <= 255 else np.uint16
+        return self
+
+    def transform(self, X: np.ndarray) -> np.ndarray:
+        """Bins as an (n_features, n_rows) array: each feature's bins side by side."""
+        n_features = X.shape[1]
+        edge_ptr = np.zeros(n_features + 1, dtype=np.int64)
+        edge_ptr[1:] = np.cumsum([e.size for e in self.edges_])
+        all_edges = np.concatenate(self.edges_) if n_features else np.zeros(0)
+        out = np.empty((n_features, X.shape[0]), dtype=self.dtype_)
+        bin_columns(X, np.arange(n_features, dtype=np.int64), all_edges, edge_ptr,
+                    self.missing_bin_, out)
+        return out
+
+    def threshold(self, feature: int, last_left_bin: int, next_bin: int) -> float:
+        """The threshold of a cut between bins ``last_left_bin`` and ``next_bin`` (the next
+        bin holding rows; value <= threshold goes left). With one bin per value it is the
+        midpoint of the two values, as the exact splitter's; otherwise the bin's edge."""
+        values = self.bin_values_.get(feature)
+        if values is None or next_bin >= values.size:
+            return float(self.edges_[feature][last_left_bin])
+        low, high = values[last_left_bin], values[next_bin]
+        mid = low / 2.0 + high / 2.0
+        return float(low if mid >= high or np.isinf(mid) else mid)

@@ -1,0 +1,168 @@
+"""CART's split search on binned features: histograms per node, the larger child's by
+subtraction, the best cut by a scan over bins (the approach of LightGBM and scikit-learn's
+histogram gradient boosting, for a single classification tree)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._kernels.histogram import fill_histograms, partition_by_bin, scan_histograms
+from .._kernels.impurity import impurity_of, node_class_weights
+from .._kernels.split_categorical import best_subset_split
+from ..binning import BinMapper
+from ..tree import CATEGORICAL, NUMERIC
+from .cart import CRITERION_CODES, Split
+
+# Below this many (rows x features) a node's histograms are filled on one thread.
+PARALLEL_MIN_WORK = 100_000
+
+
+@dataclass
+class _Siblings:
+    """Two children of one split: the parent's histograms until both have theirs."""
+
+    parent: tuple
+    small: tuple  # (start, end) of the child with fewer rows
+    small_hist: tuple | None = None
+
+
+class HistSplitter:
+    """Finds and applies the best binary split of a node segment, on binned features.
+
+    Same interface as ``CartSplitter``; thresholds are bin edges, so fitted trees predict
+    from raw values with the usual kernels.
+    """
+
+    def __init__(self, X, y, sample_weight, *, categorical_mask, n_categories, n_classes,
+                 criterion, min_samples_leaf, min_weight_leaf, max_bins=255, binner=None):
+        self.y = np.ascontiguousarray(y, dtype=np.int32)
+        self.sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
+        self.n_classes = int(n_classes)
+        self.criterion = CRITERION_CODES[criterion]
+        self.min_samples_leaf = int(min_samples_leaf)
+        self.min_weight_leaf = float(min_weight_leaf)
+        self.categorical_mask = np.asarray(categorical_mask, dtype=bool)
+        self.n_categories = np.asarray(n_categories, dtype=np.int64)
+        self.binner = binner or BinMapper(max_bins).fit(X, self.categorical_mask,
+                                                        self.n_categories)
+        self.binned = self.binner.transform(X)
+        self.n_bins = self.binner.n_bins_
+        self.missing_bin = self.binner.missing_bin_
+        n_rows = X.shape[0]
+        self.all_rows = np.arange(n_rows, dtype=np.int64)
+        self._buffer = np.empty(n_rows, dtype=np.int64)
+        self.numeric = np.flatnonzero(~self.categorical_mask).astype(np.int64)
+        self._pending: dict[tuple, _Siblings] = {}
+        self._node = None  # (start, end, hist, counts) of the node last searched
+
+    @property
+    def n_rows(self) -> int:
+        return self.all_rows.shape[0]
+
+    def rows(self, start: int, end: int) -> np.ndarray:
+        return self.all_rows[start:end]
+
+    def class_weights(self, start: int, end: int) -> np.ndarray:
+        out = np.empty(self.n_classes)
+        node_class_weights(self.y, self.sample_weight, self.rows(start, end), out)
+        return out
+
+    def impurity(self, class_weights: np.ndarray) -> float:
+        return float(impurity_of(class_weights, self.criterion))
+
+    def _fill(self, start, end):
+        shape = (self.binned.shape[0], self.missing_bin + 1)
+        hist = np.empty(shape + (self.n_classes,))
+        counts = np.empty(shape, dtype=np.int64)
+        parallel = (end - start) * shape[0] >= PARALLEL_MIN_WORK
+        fill_histograms(self.binned, self.rows(start, end), self.y, self.sample_weight, hist,
+                        counts, parallel)
+        return hist, counts
+
+    def _histograms(self, start, end):
+        """The segment's histograms: filled, or its parent's minus its sibling's."""
+        siblings = self._pending.pop((start, end), None)
+        if siblings is None:
+            return self._fill(start, end)
+        if (start, end) == siblings.small:
+            if siblings.small_hist is None:
+                siblings.small_hist = self._fill(start, end)
+            return siblings.small_hist
+        if siblings.small_hist is None:
+            siblings.small_hist = self._fill(*siblings.small)
+        parent_hist, parent_counts = siblings.parent
+        small_hist, small_counts = siblings.small_hist
+        return parent_hist - small_hist, parent_counts - small_counts
+
+    def release(self, start: int, end: int) -> None:
+        """Forget a segment that became a leaf without a split search."""
+        self._pending.pop((start, end), None)
+
+    def find(self, start: int, end: int) -> Split | None:
+        hist, counts = self._histograms(start, end)
+        self._node = (start, end, hist, counts)
+        total = hist[0].sum(axis=0)
+        n_total = end - start
+        candidates = {}
+        m = self.numeric.shape[0]
+        if m:
+            proxy = np.empty(m)
+            last_bin = np.empty(m, dtype=np.int64)
+            missing_left = np.empty(m, dtype=np.bool_)
+            next_bin = np.empty(m, dtype=np.int64)
+            scan_histograms(hist, counts, self.numeric, self.n_bins, self.missing_bin,
+                            self.criterion, self.min_samples_leaf, self.min_weight_leaf, total,
+                            n_total, proxy, last_bin, missing_left, next_bin)
+            for j, f in enumerate(self.numeric):
+                if proxy[j] > -np.inf:
+                    b = int(last_bin[j])
+                    left_bins = np.zeros(self.missing_bin + 1, dtype=np.bool_)
+                    left_bins[: b + 1] = True
+                    left_bins[self.missing_bin] = bool(missing_left[j])
+                    nb = int(next_bin[j])
+                    threshold = (self.binner.threshold(int(f), b, nb) if nb < self.n_bins[f]
+                                 else np.inf)  # known rows left, missing rows right
+                    candidates[int(f)] = Split(int(f), NUMERIC, threshold, None,
+                                               0 if missing_left[j] else 1, float(proxy[j]),
+                                               left_bins)
+        for f in np.flatnonzero(self.categorical_mask):
+            split = self._categorical(int(f), hist, counts)
+            if split is not None:
+                candidates[int(f)] = split
+        best = None
+        for f in sorted(candidates):
+            if best is None or candidates[f].proxy > best.proxy:
+                best = candidates[f]
+        return best
+
+    def _categorical(self, f, hist, counts):
+        n_codes = int(self.n_categories[f])
+        weights = np.concatenate([hist[f, :n_codes], hist[f, self.missing_bin][None, :]])
+        codes = np.concatenate([counts[f, :n_codes], counts[f, self.missing_bin : self.missing_bin + 1]])
+        branch = np.empty(n_codes, dtype=np.int32)
+        proxy, missing_left = best_subset_split(weights, codes, self.criterion,
+                                                self.min_samples_leaf, self.min_weight_leaf,
+                                                branch)
+        if proxy == -np.inf:
+            return None
+        left_bins = np.zeros(self.missing_bin + 1, dtype=np.bool_)
+        left_bins[:n_codes] = branch == 0
+        left_bins[self.missing_bin] = bool(missing_left)
+        return Split(f, CATEGORICAL, np.nan, branch, 0 if missing_left else 1, float(proxy),
+                     left_bins)
+
+    def apply(self, start: int, end: int, split: Split) -> int:
+        """Partition the segment's rows (left first); children's histograms come later."""
+        n_left = partition_by_bin(self.binned[split.feature], self.all_rows, start, end,
+                                  split.left_bins, self._buffer)
+        mid = start + int(n_left)
+        node_start, node_end, hist, counts = self._node
+        if (node_start, node_end) == (start, end) and start < mid < end:
+            small = (start, mid) if mid - start <= end - mid else (mid, end)
+            siblings = _Siblings((hist, counts), small)
+            self._pending[(start, mid)] = siblings
+            self._pending[(mid, end)] = siblings
+        self._node = None
+        return mid

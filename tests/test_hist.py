@@ -1,0 +1,138 @@
+"""The histogram splitter: binning and kernels against numpy, trees against the exact ones."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.datasets import load_digits, make_classification
+
+from quercus import DecisionTreeClassifier
+from quercus._kernels.histogram import fill_histograms, scan_histograms
+from quercus._kernels.impurity import GINI, impurity_of
+from quercus.binning import BinMapper
+
+
+def test_few_values_get_one_bin_each_with_midpoint_edges():
+    X = np.array([[1.0], [3.0], [3.0], [np.nan], [7.0]])
+    mapper = BinMapper(max_bins=255).fit(X, [False], [0])
+    np.testing.assert_array_equal(mapper.edges_[0], [2.0, 5.0])
+    binned = mapper.transform(X)
+    assert binned.dtype == np.uint8
+    assert binned[0].tolist() == [0, 1, 1, mapper.missing_bin_, 2]
+
+
+def test_many_values_get_quantile_bins_matching_searchsorted():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(5000, 2))
+    X[::17, 1] = np.nan
+    mapper = BinMapper(max_bins=32).fit(X, [False, False], [0, 0])
+    binned = mapper.transform(X)
+    for f in range(2):
+        edges = mapper.edges_[f]
+        assert edges.size <= 31 and np.all(np.diff(edges) > 0)
+        known = ~np.isnan(X[:, f])
+        expected = np.searchsorted(edges, X[known, f], side="left")
+        np.testing.assert_array_equal(binned[f][known], expected)
+        assert np.all(binned[f][~known] == mapper.missing_bin_)
+        counts = np.bincount(binned[f][known], minlength=edges.size + 1)
+        assert counts.max() < 3 * counts.mean()  # quantiles: roughly equal bins
+
+
+def test_categorical_codes_are_bins():
+    X = np.array([[0.0], [2.0], [np.nan], [1.0]])
+    mapper = BinMapper().fit(X, [True], [3])
+    assert mapper.transform(X)[0].tolist() == [0, 2, mapper.missing_bin_, 1]
+
+
+def test_fill_histograms_equals_bincount():
+    rng = np.random.default_rng(1)
+    binned = rng.integers(0, 6, size=(3, 200)).astype(np.uint8)
+    y = rng.integers(0, 2, 200).astype(np.int32)
+    w = rng.random(200)
+    rows = rng.permutation(200)[:120]
+    hist = np.empty((3, 6, 2))
+    counts = np.empty((3, 6), dtype=np.int64)
+    for parallel in (False, True):
+        fill_histograms(binned, rows, y, w, hist, counts, parallel)
+        for f in range(3):
+            for k in range(2):
+                mine = rows[y[rows] == k]
+                np.testing.assert_allclose(hist[f, :, k], np.bincount(
+                    binned[f, mine], weights=w[mine], minlength=6))
+            np.testing.assert_array_equal(counts[f], np.bincount(binned[f, rows], minlength=6))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 2)), min_size=2, max_size=40),
+       st.integers(1, 3))
+def test_scan_finds_the_best_bin_cut(rows, min_leaf):
+    """Bins 0..3 are values, bin 4 is missing; compare with every cut by brute force."""
+    bins = np.array([b for b, _ in rows])
+    y = np.array([c for _, c in rows])
+    hist = np.zeros((1, 5, 3))
+    np.add.at(hist, (0, bins, y), 1.0)
+    counts = np.bincount(bins, minlength=5).reshape(1, 5).astype(np.int64)
+    proxy, last, missing_left = np.empty(1), np.empty(1, dtype=np.int64), np.empty(1, bool)
+    next_bin = np.empty(1, dtype=np.int64)
+    total = hist[0].sum(axis=0)
+    scan_histograms(hist, counts, np.array([0]), np.array([4]), 4, GINI, min_leaf, 0.0, total,
+                    len(rows), proxy, last, missing_left, next_bin)
+
+    def score(left):
+        out = 0.0
+        for side in (left, ~left):
+            c = np.bincount(y[side], minlength=3).astype(float)
+            out += c.sum() * impurity_of(c, GINI)
+        return out
+
+    best = np.inf
+    for cut in range(4):
+        for ml in (False, True):
+            left = np.where(bins == 4, ml, bins <= cut)
+            if left.sum() >= min_leaf and (~left).sum() >= min_leaf:
+                best = min(best, score(left))
+    if proxy[0] == -np.inf:
+        assert best == np.inf
+    else:
+        left = np.where(bins == 4, missing_left[0], bins <= last[0])
+        assert score(left) == pytest.approx(best, abs=1e-9)
+
+
+def test_same_tree_as_exact_when_every_value_has_its_bin():
+    X, y = load_digits(return_X_y=True)  # pixel values 0..16
+    exact = DecisionTreeClassifier().fit(X, y)
+    hist = DecisionTreeClassifier(splitter="hist").fit(X, y)
+    assert hist.tree_.n_nodes == exact.tree_.n_nodes
+    np.testing.assert_array_equal(hist.tree_.feature, exact.tree_.feature)
+    np.testing.assert_allclose(hist.tree_.threshold, exact.tree_.threshold)
+    np.testing.assert_array_equal(hist.predict(X), exact.predict(X))
+
+
+def test_held_out_accuracy_close_to_exact():
+    X, y = make_classification(60_000, 20, n_informative=10, random_state=0)
+    train, test = slice(0, 40_000), slice(40_000, None)
+    for depth in (6, 10):
+        exact = DecisionTreeClassifier(max_depth=depth).fit(X[train], y[train])
+        hist = DecisionTreeClassifier(max_depth=depth, splitter="hist").fit(X[train], y[train])
+        assert abs(hist.score(X[test], y[test]) - exact.score(X[test], y[test])) < 0.01
+
+
+def test_hist_handles_categories_and_missing_values():
+    rng = np.random.default_rng(3)
+    n = 3000
+    colour = rng.choice(["red", "green", "blue", "grey"], n)
+    x = rng.normal(size=n)
+    y = ((colour == "red") | (x > 0.5)).astype(int)
+    x[rng.random(n) < 0.1] = np.nan
+    X = pd.DataFrame({"colour": pd.Categorical(colour), "x": x})
+    model = DecisionTreeClassifier(splitter="hist", max_depth=6).fit(X, y)
+    exact = DecisionTreeClassifier(max_depth=6).fit(X, y)
+    assert model.score(X, y) == pytest.approx(exact.score(X, y), abs=0.01)
+    assert model.predict(pd.DataFrame({"colour": ["red"], "x": [np.nan]}))[0] == 1
+
+
+@pytest.mark.parametrize("bad", [1, 70000, 2.5, True])
+def test_bad_max_bins(bad):
+    with pytest.raises(ValueError, match="max_bins"):
+        DecisionTreeClassifier(splitter="hist", max_bins=bad).fit([[0.0], [1.0]], [0, 1])
