@@ -316,6 +316,9 @@ class Schema:
             On a missing column, a wrong number of columns, a value that is not a number
             (numeric features) or an unseen category (categorical features).
         """
+        if (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind == "f"
+                and X.shape[1] == self.n_features and not self.categorical_mask.any()):
+            return np.asarray(X, dtype=np.float64)  # fast path: numbers already
         columns = self._columns_of(X)
         n_rows = len(columns[0]) if columns else len(X)
         out = np.empty((n_rows, self.n_features), dtype=np.float64)
