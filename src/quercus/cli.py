@@ -21,7 +21,9 @@ from .data import read_arff, read_csv
 from .errors import DataError, QuercusError
 from .estimator import DecisionTreeClassifier
 from .evaluation import accuracy, cross_validate, format_confusion
+from .export.codegen import LANGUAGES, to_source
 from .export.conditions import format_value
+from .export.interval_xml import tree_to_xml
 from .export.j48 import tree_to_id3, tree_to_j48
 from .export.model_file import load_model, save_model, write_atomically
 from .export.rules import rules_to_text
@@ -84,7 +86,7 @@ def _estimator(args: argparse.Namespace) -> DecisionTreeClassifier:
         min_samples_split=args.min_samples_split, min_samples_leaf=args.min_samples_leaf,
         max_leaf_nodes=args.max_leaf_nodes, ccp_alpha=args.ccp_alpha,
         categorical_features=categorical, confidence=args.confidence, pruning=args.pruning,
-        subtree_raising=args.subtree_raising, laplace=args.laplace)
+        subtree_raising=args.subtree_raising, laplace=args.laplace, lookahead=args.lookahead)
 
 
 def _criterion_used(model: DecisionTreeClassifier) -> str:
@@ -124,7 +126,11 @@ def cmd_predict(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     data = _read(args.data, schema=model.schema_)
     try:
-        table = pd.DataFrame({"prediction": model.predict(data.X)})
+        predicted = model.predict(data.X)
+        if model.algorithm == "interval":  # rows that fit no branch
+            lost = model.predict_proba(data.X).sum(axis=1) == 0.0
+            predicted = np.where(lost, "unclassified", predicted.astype(object))
+        table = pd.DataFrame({"prediction": predicted})
         proba = model.predict_proba(data.X) if args.proba else None
     except DataError as error:
         raise DataError(f"{args.data}: {error}") from error
@@ -145,6 +151,7 @@ SHOW_FORMATS = {
     "text": (tree_to_text, None, None),
     "j48": (tree_to_j48, "c45", "C4.5"),
     "id3": (tree_to_id3, "id3", "ID3"),
+    "xml": (tree_to_xml, "interval", "class-interval"),
 }
 
 
@@ -157,6 +164,22 @@ def cmd_show(args: argparse.Namespace) -> int:
                            "(use --format text)")
     text = printer(model)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    model = load_model(args.model)
+    training = None
+    if args.ranges is not None:
+        training = _read(args.ranges, schema=model.schema_).X
+    source = to_source(model, language=args.format, function_name=args.function_name,
+                       X=training)
+    if args.out is None:
+        sys.stdout.write(source)
+    else:
+        write_atomically(args.out, lambda handle: handle.write(source))
+        language = "Python" if args.format == "python" else "C"
+        print(f"{language} source written to {args.out}")
     return 0
 
 
@@ -234,6 +257,9 @@ def _learner_options(parser: argparse.ArgumentParser) -> None:
                        help="C4.5: prune without subtree raising (J48's -S)")
     group.add_argument("--laplace", action="store_true",
                        help="C4.5 and ID3: Laplace-corrected leaf probabilities (J48's -A)")
+    group.add_argument("--lookahead", action="store_true",
+                       help="class-interval tree: choose splits by the best subtrees below "
+                            "them (seed 001's look-ahead; max depth 10 unless given)")
     group.add_argument("--categorical", nargs="+", metavar="COL", default=[],
                        help="treat these columns as categorical")
 
@@ -276,6 +302,24 @@ def build_parser() -> argparse.ArgumentParser:
                                 description="Print one IF-THEN rule per leaf of a model file.")
     rules.add_argument("model", metavar="MODEL", help="model file (JSON)")
     rules.set_defaults(func=cmd_rules)
+
+    export = commands.add_parser(
+        "export", help="write a model as Python or C source code",
+        description="Write a model file as a standalone function of nested if/else: Python "
+                    "(predict(row) on raw values, predict_proba(row)) or C (int "
+                    "predict(const double *row) on the encoded row, predict_proba). Invalid "
+                    "input raises ValueError (Python) or makes predict return -2 (C).")
+    export.add_argument("model", metavar="MODEL", help="model file (JSON)")
+    export.add_argument("--format", choices=list(LANGUAGES), default="python",
+                        help="language of the code (default: python)")
+    export.add_argument("--out", metavar="FILE", help="write the code here (default: stdout)")
+    export.add_argument("--function-name", default="predict", metavar="NAME",
+                        help="name of the predict function; the probabilities function is "
+                             "NAME_proba (default: predict)")
+    export.add_argument("--ranges", metavar="DATA",
+                        help="training data (.csv or .arff): the code also refuses a numeric "
+                             "value outside its column's range in DATA")
+    export.set_defaults(func=cmd_export)
 
     evaluate = commands.add_parser("eval", help="stratified k-fold cross-validation",
                                    description="Cross-validate a learner on a data set.")

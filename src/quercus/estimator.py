@@ -343,6 +343,13 @@ class DecisionTreeClassifier:
         total = importances.sum()
         return importances / total if total > 0 else importances
 
+    def to_source(self, language="python", function_name="predict", **options) -> str:
+        """Source of a standalone predict function (Python or C; see
+        ``quercus.export.codegen.to_source``)."""
+        from .export.codegen import to_source
+
+        return to_source(self, language, function_name, **options)
+
     # -- model files -----------------------------------------------------------------------
     def save(self, path) -> None:
         """Write the fitted model to a JSON file (atomically)."""
