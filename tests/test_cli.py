@@ -448,3 +448,44 @@ def test_main_returns_2_on_library_errors(capsys, tmp_path):
     assert cli.main(["show", str(tmp_path / "nothing.json")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("quercus: error: ") and err.count("\n") == 1
+
+
+def test_interval_tree_end_to_end(quercus_cmd, tmp_path):
+    shutil.copy(BUNDLED / "flowers.csv", tmp_path / "flowers.csv")
+    out = ok(run(quercus_cmd, "train", "flowers.csv", "--target", "flower", "--algorithm",
+                 "interval", "--out", "flowers.xml", cwd=tmp_path))
+    assert "interval, gini" in out and "Training accuracy: 1.0000" in out
+    xml = ok(run(quercus_cmd, "show", "flowers.xml", "--format", "xml", cwd=tmp_path))
+    assert xml.startswith('<?xml version="1.0" encoding="utf-8"?><Treesetting>')
+    assert xml.strip() == (tmp_path / "flowers.xml").read_text()
+    out = ok(run(quercus_cmd, "train", "flowers.csv", "--target", "flower", "--algorithm",
+                 "interval", "--lookahead", "--out", "ahead.json", cwd=tmp_path))
+    assert "Training accuracy: 1.0000" in out
+    ok(run(quercus_cmd, "train", "flowers.csv", "--target", "flower", "--algorithm",
+           "interval", "--out", "flowers.json", cwd=tmp_path))
+    # blue but composite: the Alpine Gentian's pure branch rejects it
+    (tmp_path / "odd.csv").write_text("flower_type,colour,thorns,fragrance\n"
+                                      "composite,blue,no,none\ncalycinal,blue,no,none\n")
+    predicted = ok(run(quercus_cmd, "predict", "flowers.json", "odd.csv", cwd=tmp_path))
+    assert predicted.splitlines() == ["prediction", "unclassified", "Alpine Gentian"]
+    refused = run(quercus_cmd, "show", "flowers.json", "--format", "j48", cwd=tmp_path)
+    assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
+
+
+def test_j48_binary_and_reduced_error_options(quercus_cmd, tmp_path):
+    _copy_arff(tmp_path, "labor")
+    for flags, fixture in [(["--binary-splits"], "labor.J48-B.txt"),
+                           (["--reduced-error-pruning"], "labor.J48-R.txt")]:
+        ok(run(quercus_cmd, "train", "labor.arff", "--target", "class", "--algorithm", "c45",
+               *flags, "--out", "m.json", cwd=tmp_path))
+        shown = ok(run(quercus_cmd, "show", "m.json", "--format", "j48", cwd=tmp_path))
+        assert shown == (TEST_DATA / "j48" / fixture).read_text()
+
+
+def test_hist_splitter_option(quercus_cmd, work):
+    out = ok(run(quercus_cmd, "train", "iris.csv", "--target", "species", "--splitter", "hist",
+                 "--max-bins", "16", "--out", "h.json", cwd=work))
+    assert "Training accuracy" in out
+    bad = run(quercus_cmd, "train", "iris.csv", "--target", "species", "--splitter", "hist",
+              "--max-bins", "1", "--out", "h.json", cwd=work)
+    assert bad.returncode == 2 and "max_bins" in bad.stderr

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels.binning import bin_columns
+from ._kernels.binning import bin_columns, edge_grid
 from .errors import DataError
 
 SAMPLE_ROWS = 200_000
@@ -64,9 +64,13 @@ class BinMapper:
         edge_ptr = np.zeros(n_features + 1, dtype=np.int64)
         edge_ptr[1:] = np.cumsum([e.size for e in self.edges_])
         all_edges = np.concatenate(self.edges_) if n_features else np.zeros(0)
+        grids = [edge_grid(e) for e in self.edges_]
+        grid_low = np.array([g[0] for g in grids], dtype=np.float64)
+        grid_scale = np.array([g[1] for g in grids], dtype=np.float64)
+        grid_start = np.array([g[2] for g in grids], dtype=np.int32).reshape(n_features, -1)
         out = np.empty((n_features, X.shape[0]), dtype=self.dtype_)
-        bin_columns(X, np.arange(n_features, dtype=np.int64), all_edges, edge_ptr,
-                    self.missing_bin_, out)
+        bin_columns(X, np.arange(n_features, dtype=np.int64), all_edges, edge_ptr, grid_low,
+                    grid_scale, grid_start, self.missing_bin_, out)
         return out
 
     def threshold(self, feature: int, last_left_bin: int, next_bin: int) -> float:

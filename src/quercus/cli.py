@@ -86,7 +86,10 @@ def _estimator(args: argparse.Namespace) -> DecisionTreeClassifier:
         min_samples_split=args.min_samples_split, min_samples_leaf=args.min_samples_leaf,
         max_leaf_nodes=args.max_leaf_nodes, ccp_alpha=args.ccp_alpha,
         categorical_features=categorical, confidence=args.confidence, pruning=args.pruning,
-        subtree_raising=args.subtree_raising, laplace=args.laplace, lookahead=args.lookahead)
+        subtree_raising=args.subtree_raising, laplace=args.laplace, lookahead=args.lookahead,
+        binary_categorical_splits=args.binary_splits,
+        reduced_error_pruning=args.reduced_error_pruning, n_folds=args.folds,
+        random_state=args.seed_folds, splitter=args.splitter, max_bins=args.max_bins)
 
 
 def _criterion_used(model: DecisionTreeClassifier) -> str:
@@ -257,6 +260,25 @@ def _learner_options(parser: argparse.ArgumentParser) -> None:
                        help="C4.5: prune without subtree raising (J48's -S)")
     group.add_argument("--laplace", action="store_true",
                        help="C4.5 and ID3: Laplace-corrected leaf probabilities (J48's -A)")
+    group.add_argument("--binary-splits", action="store_true",
+                       help="C4.5: split a categorical feature into one category against the "
+                            "rest (J48's -B)")
+    group.add_argument("--reduced-error-pruning", action="store_true",
+                       help="C4.5: prune on a held-out fold instead of by pessimistic error "
+                            "(J48's -R)")
+    group.add_argument("--folds", type=int, default=3, metavar="N",
+                       help="C4.5 with --reduced-error-pruning: number of folds, one held "
+                            "out (J48's -N; default: 3)")
+    group.add_argument("--seed-folds", type=int, default=1, metavar="S",
+                       help="C4.5 with --reduced-error-pruning: shuffling seed (J48's -Q; "
+                            "default: 1)")
+    group.add_argument("--splitter", choices=["exact", "hist", "auto"], default="exact",
+                       help="CART: exact split search, or histograms of binned features "
+                            "(much faster on large data); auto picks hist from 2,000,000 "
+                            "rows x features (default: exact)")
+    group.add_argument("--max-bins", type=int, default=255, metavar="N",
+                       help="CART with --splitter hist: bins per numeric feature "
+                            "(default: 255)")
     group.add_argument("--lookahead", action="store_true",
                        help="class-interval tree: choose splits by the best subtrees below "
                             "them (seed 001's look-ahead; max depth 10 unless given)")

@@ -291,7 +291,12 @@ class DecisionTreeClassifier:
 
         A class-interval tree returns ``unclassified`` for a row that fits no branch.
         """
-        proba = self._check_fitted().predict_proba(self._encode(X))
+        tree = self._check_fitted()
+        X_encoded = self._encode(X)
+        if np.any(tree.missing_branch == -1):  # C4.5: rows may end in several leaves
+            proba = tree.predict_proba(X_encoded)
+        else:  # every row ends in one leaf: look its class up
+            proba = tree.node_probabilities()[tree.apply(X_encoded)]
         predicted = self.classes_[np.argmax(proba, axis=1)]
         if self.algorithm == "interval":
             lost = proba.sum(axis=1) == 0.0

@@ -37,6 +37,13 @@ _ARRAY_FIELDS = {
 }
 
 
+def _as_float_rows(X) -> np.ndarray:
+    """Rows in C order as float32 or float64 (the kernels are compiled for both)."""
+    dtype = X.dtype if isinstance(X, np.ndarray) and X.dtype in (np.float32, np.float64) \
+        else np.float64
+    return np.ascontiguousarray(X, dtype=dtype)
+
+
 @dataclass
 class Tree:
     """A fitted tree: one entry per node in each array, node 0 the root, pre-order ids."""
@@ -118,7 +125,7 @@ class Tree:
         At a node that sends missing values down every branch (C4.5), a row with a missing
         value is followed down the branch with the most training weight.
         """
-        X = np.ascontiguousarray(X, dtype=np.float64)
+        X = _as_float_rows(X)
         out = np.empty(X.shape[0], dtype=np.int64)
         apply_rows(X, *self._kernel_args(), out)
         return out
@@ -153,7 +160,7 @@ class Tree:
     def predict_proba(self, X: np.ndarray, laplace: bool = False) -> np.ndarray:
         """Class probabilities of every row: the leaf's, or for a missing value at a C4.5
         node the sum over its branches weighted by their shares of the training weight."""
-        X = np.ascontiguousarray(X, dtype=np.float64)
+        X = _as_float_rows(X)
         out = np.zeros((X.shape[0], self.n_classes))
         proba_rows(X, *self._kernel_args(), self.node_probabilities(laplace), out)
         return out

@@ -5,30 +5,54 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+ROWS_PER_BLOCK = 16384
+GRID_CELLS = 1024
+
+
+def edge_grid(edges: np.ndarray, cells: int = GRID_CELLS):
+    """A uniform grid over [edges[0], edges[-1]] for locating a value among the edges:
+    ``start[c]`` counts the edges below the grid point ``low + c / scale``."""
+    if edges.size < 2 or not edges[-1] > edges[0]:
+        return float(edges[0]) if edges.size else 0.0, 0.0, np.zeros(cells, dtype=np.int32)
+    low, scale = float(edges[0]), cells / float(edges[-1] - edges[0])
+    points = low + np.arange(cells) / scale
+    return low, scale, np.searchsorted(edges, points, side="left").astype(np.int32)
+
+
+@njit(cache=True)
+def _bin_of(v, edges, lo, hi, grid_low, grid_scale, grid_start, missing_bin):
+    if np.isnan(v):
+        return missing_bin
+    if lo == hi:
+        return int(v)
+    cells = grid_start.shape[0]
+    c = int((v - grid_low) * grid_scale) - 1  # one cell back: safe against rounding
+    if c < 0:
+        c = 0
+    elif c >= cells:
+        c = cells - 1
+    b = lo + grid_start[c]
+    while b < hi and edges[b] < v:
+        b += 1
+    return b - lo
+
 
 @njit(parallel=True, cache=True)
-def bin_columns(X, features, edges, edge_ptr, missing_bin, out):
+def bin_columns(X, features, edges, edge_ptr, grid_low, grid_scale, grid_start, missing_bin,
+                out):
     """out[i, r] = bin of X[r, features[i]]: the number of edges below the value
     (value <= edges[j] falls in bin j), or ``missing_bin`` for NaN. Categorical features
-    have no edges (edge_ptr[i] == edge_ptr[i+1]); their code is their bin."""
-    for i in prange(features.shape[0]):
-        f = features[i]
-        lo = edge_ptr[i]
-        hi = edge_ptr[i + 1]
-        for r in range(X.shape[0]):
-            v = X[r, f]
-            if np.isnan(v):
-                out[i, r] = missing_bin
-            elif lo == hi:
-                out[i, r] = int(v)
-            else:
-                # binary search: first edge >= v
-                a = lo
-                b = hi
-                while a < b:
-                    m = (a + b) >> 1
-                    if edges[m] < v:
-                        a = m + 1
-                    else:
-                        b = m
-                out[i, r] = a - lo
+    have no edges (edge_ptr[i] == edge_ptr[i+1]); their code is their bin. A grid per
+    feature (``edge_grid``) finds the value's neighbourhood, a short scan the bin.
+
+    Rows are read in blocks, each row's features together, as X is stored row by row.
+    """
+    n_rows = X.shape[0]
+    n_blocks = (n_rows + ROWS_PER_BLOCK - 1) // ROWS_PER_BLOCK
+    for block in prange(n_blocks):
+        start = block * ROWS_PER_BLOCK
+        end = min(start + ROWS_PER_BLOCK, n_rows)
+        for r in range(start, end):
+            for i in range(features.shape[0]):
+                out[i, r] = _bin_of(X[r, features[i]], edges, edge_ptr[i], edge_ptr[i + 1],
+                                    grid_low[i], grid_scale[i], grid_start[i], missing_bin)

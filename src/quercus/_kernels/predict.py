@@ -12,7 +12,7 @@ INTERVAL = 3  # threshold <= value <= interval_high -> branch 0 (inside), else b
 WEIGHTED = -1  # missing_branch of a node that sends missing values down every branch
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _branch_of(
     kind, feature, threshold, interval_high, missing_branch, category_ptr, category_branch, node, x
 ):
@@ -31,7 +31,7 @@ def _branch_of(
     return category_branch[lo + code]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _heaviest_branch(child_ptr, child_ids, node_weight, node):
     best = 0
     for b in range(child_ptr[node + 1] - child_ptr[node]):
@@ -43,7 +43,7 @@ def _heaviest_branch(child_ptr, child_ids, node_weight, node):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _next_node(
     kind,
     feature,

@@ -308,7 +308,8 @@ class Schema:
         -------
         ndarray of float64, shape (n_rows, n_features)
             Numeric features hold their value, categorical features their code, and a
-            missing value is NaN.
+            missing value is NaN. A float array of numeric features is returned as it is
+            (float32 included).
 
         Raises
         ------
@@ -318,7 +319,7 @@ class Schema:
         """
         if (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind == "f"
                 and X.shape[1] == self.n_features and not self.categorical_mask.any()):
-            return np.asarray(X, dtype=np.float64)  # fast path: numbers already
+            return X  # fast path: numbers already (float32 stays float32: kernels take both)
         columns = self._columns_of(X)
         n_rows = len(columns[0]) if columns else len(X)
         out = np.empty((n_rows, self.n_features), dtype=np.float64)
