@@ -88,6 +88,7 @@ def fit_c45(X, y, sample_weight, schema, n_classes: int, settings: Settings) -> 
     total = float(sample_weight[known].sum())
     if np.all(sample_weight == np.round(sample_weight)) and total < 50_000_000:
         info.xlogx_of_int = xlogx_table(int(total) + 1)
+        info.all_weights_whole = not np.isnan(X).any()  # no fractional rows can appear
     # Column-major: kernels read one feature at a time.
     X = np.asfortranarray(X, dtype=np.float64)
     X_known, y_known = (X, y) if known.all() else (np.asfortranarray(X[known]), y[known])
@@ -115,6 +116,7 @@ def fit_c45_reduced_error(X, y, sample_weight, schema, n_classes: int,
     total = float(sample_weight[grow].sum())
     if np.all(sample_weight == np.round(sample_weight)) and total < 50_000_000:
         info.xlogx_of_int = xlogx_table(int(total) + 1)
+        info.all_weights_whole = not np.isnan(X).any()  # no fractional rows can appear
     X = np.asfortranarray(X, dtype=np.float64)
     root = grow_c45(np.asfortranarray(X[grow]), y[grow], sample_weight[grow], X, info,
                     max_depth=_depth_limit(settings.rules),

@@ -149,7 +149,7 @@ def _scan_serial(values, classes, weights, n_classes, min_leaf, node_weight, out
 
 # Below this many (rows x features) a node is scanned on one thread: starting threads costs
 # more than it saves.
-PARALLEL_MIN_WORK = 200_000
+PARALLEL_MIN_WORK = 50_000
 
 
 def scan_numeric(columns, n_classes, min_leaf, node_weight, out_valid, out_gain,

@@ -43,6 +43,7 @@ class AttributeInfo:
     min_leaf: float
     n_all_rows: int  # rows of the full input, class-missing rows included
     xlogx_of_int: np.ndarray = field(default_factory=lambda: NO_TABLE)  # F(0..max weight)
+    all_weights_whole: bool = False  # whole weights and no missing value: no node checks
 
     @property
     def multi_valued(self) -> bool:
@@ -89,7 +90,11 @@ def numeric_candidates(columns, features, weights, info: AttributeInfo, node_wei
     left = np.zeros((m, info.n_classes))
     right = np.zeros((m, info.n_classes))
     known = np.zeros(m)
-    whole = info.xlogx_of_int if np.all(weights == np.round(weights)) else NO_TABLE
+    if info.all_weights_whole or (info.xlogx_of_int.size
+                                  and np.all(weights == np.round(weights))):
+        whole = info.xlogx_of_int
+    else:
+        whole = NO_TABLE
     scan_numeric(columns, info.n_classes, info.min_leaf, node_weight, valid, gain, split_info,
                  threshold, left, right, known, whole)
     out = {}
