@@ -76,29 +76,42 @@ def _depth_limit(rules: StoppingRules):
     return None if rules.max_depth >= np.iinfo(np.int32).max else rules.max_depth
 
 
-def fit_c45(X, y, sample_weight, schema, n_classes: int, settings: Settings) -> Tree:
-    """C4.5 release 8 as Weka's J48: grow, collapse, then pessimistic pruning."""
-    known = y >= 0
-    if settings.reduced_error_pruning:
-        return fit_c45_reduced_error(X, y, sample_weight, schema, n_classes, settings)
+def _c45_attributes(X, schema, n_classes, settings, grow_weights) -> AttributeInfo:
+    """What C4.5's split choice needs to know, from the whole input and the growing rows."""
     info = AttributeInfo(categorical=schema.categorical_mask,
                          n_values=schema.n_categories, n_classes=n_classes,
                          min_leaf=float(settings.rules.min_samples_leaf),
                          n_all_rows=X.shape[0])
-    total = float(sample_weight[known].sum())
-    if np.all(sample_weight == np.round(sample_weight)) and total < 50_000_000:
+    total = float(grow_weights.sum())
+    if np.all(grow_weights == np.round(grow_weights)) and total < 50_000_000:
         info.xlogx_of_int = xlogx_table(int(total) + 1)
         info.all_weights_whole = not np.isnan(X).any()  # no fractional rows can appear
-    # Column-major: kernels read one feature at a time.
-    X = np.asfortranarray(X, dtype=np.float64)
-    X_known, y_known = (X, y) if known.all() else (np.asfortranarray(X[known]), y[known])
-    root = grow_c45(X_known, y_known, sample_weight[known], X, info,
+    return info
+
+
+def _grow_c45(X, grow, y, sample_weight, info, settings):
+    """Grow on the rows ``grow`` of the column-major X (the whole X for the global rules)."""
+    X_grow = X if grow is None else np.asfortranarray(X[grow])
+    rows = slice(None) if grow is None else grow
+    return grow_c45(X_grow, y[rows], sample_weight[rows], X, info,
                     max_depth=_depth_limit(settings.rules),
                     binary_categorical=settings.binary_categorical_splits)
+
+
+def fit_c45(X, y, sample_weight, schema, n_classes: int, settings: Settings) -> Tree:
+    """C4.5 release 8 as Weka's J48: grow, collapse, then pessimistic pruning."""
+    if settings.reduced_error_pruning:
+        return fit_c45_reduced_error(X, y, sample_weight, schema, n_classes, settings)
+    known = y >= 0
+    info = _c45_attributes(X, schema, n_classes, settings, sample_weight[known])
+    X = np.asfortranarray(X, dtype=np.float64)  # column-major: kernels read one feature
+    grow = None if known.all() else np.flatnonzero(known)
+    root = _grow_c45(X, grow, y, sample_weight, info, settings)
     collapse(root)
     if settings.pruning:
-        Pruner(X_known, y_known, n_classes, settings.confidence,
-               settings.subtree_raising).prune(root)
+        rows = slice(None) if grow is None else grow
+        Pruner(X if grow is None else np.asfortranarray(X[grow]), y[rows], n_classes,
+               settings.confidence, settings.subtree_raising).prune(root)
     return to_flat_tree(root, n_classes)
 
 
@@ -109,18 +122,9 @@ def fit_c45_reduced_error(X, y, sample_weight, schema, n_classes: int,
     known_rows = np.flatnonzero(y >= 0)
     grow, hold = holdout_split(y[known_rows], settings.n_folds, settings.seed)
     grow, hold = known_rows[grow], known_rows[hold]
-    info = AttributeInfo(categorical=schema.categorical_mask,
-                         n_values=schema.n_categories, n_classes=n_classes,
-                         min_leaf=float(settings.rules.min_samples_leaf),
-                         n_all_rows=X.shape[0])
-    total = float(sample_weight[grow].sum())
-    if np.all(sample_weight == np.round(sample_weight)) and total < 50_000_000:
-        info.xlogx_of_int = xlogx_table(int(total) + 1)
-        info.all_weights_whole = not np.isnan(X).any()  # no fractional rows can appear
+    info = _c45_attributes(X, schema, n_classes, settings, sample_weight[grow])
     X = np.asfortranarray(X, dtype=np.float64)
-    root = grow_c45(np.asfortranarray(X[grow]), y[grow], sample_weight[grow], X, info,
-                    max_depth=_depth_limit(settings.rules),
-                    binary_categorical=settings.binary_categorical_splits)
+    root = _grow_c45(X, grow, y, sample_weight, info, settings)
     ReducedErrorPruner(X[hold], y[hold], sample_weight[hold], n_classes).prune(root)
     return to_flat_tree(root, n_classes)
 
