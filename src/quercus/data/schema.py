@@ -442,6 +442,19 @@ def classes_of(y: Any) -> Codebook:
     return Codebook(tuple(sorted_categories(unique_present(col))))
 
 
+class _LazyColumn:
+    """A numeric array's column, turned into a Series only if it must be inspected."""
+
+    def __init__(self, array: np.ndarray, j: int) -> None:
+        self.array, self.j = array, j
+
+    def __len__(self) -> int:
+        return self.array.shape[0]
+
+    def series(self) -> pd.Series:
+        return pd.Series(self.array[:, self.j])
+
+
 def infer_schema(
     X: Any,
     y: Any = None,
@@ -481,14 +494,20 @@ def infer_schema(
     else:
         arr = as_rows(X)
         names = [f"x{j}" for j in range(arr.shape[1])]
-        columns = [pd.Series(arr[:, j]) for j in range(arr.shape[1])]
+        if arr.dtype.kind in "fiu":  # numbers: no need to look at the values (no copies)
+            columns = [_LazyColumn(arr, j) for j in range(arr.shape[1])]
+        else:
+            columns = [pd.Series(arr[:, j]) for j in range(arr.shape[1])]
     if feature_names is not None:
         feature_names = [str(n) for n in feature_names]
         if len(feature_names) != len(names):
             raise DataError(f"got {len(feature_names)} feature names for {len(names)} columns")
         names = feature_names
     forced = feature_mask(categorical_features, names)
-    features = tuple(_feature_spec(n, c, bool(f)) for n, c, f in zip(names, columns, forced))
+    features = tuple(
+        FeatureSpec(n, "numeric", None) if isinstance(c, _LazyColumn) and not f
+        else _feature_spec(n, c.series() if isinstance(c, _LazyColumn) else c, bool(f))
+        for n, c, f in zip(names, columns, forced))
     classes = None
     if y is not None:
         n_labels = len(label_column(y))
