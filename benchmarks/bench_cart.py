@@ -51,7 +51,7 @@ def main() -> None:
             fit_s, _ = median_time(lambda: sk.fit(X_train, y_train), args.repeats)
             pred_q, p_q = median_time(lambda: ours.predict(X_test), args.repeats)
             pred_s, p_s = median_time(lambda: sk.predict(X_test), args.repeats)
-            print(f"{n_classes:>7} {str(depth):>5} | {fit_q:>10.2f}s {fit_s:>10.2f}s "
+            print(f"{n_classes:>7} {depth!s:>5} | {fit_q:>10.2f}s {fit_s:>10.2f}s "
                   f"{fit_s / fit_q:>6.2f} | {pred_s / pred_q:>13.2f} | "
                   f"{ours.get_n_leaves():>6}/{sk.get_n_leaves():<6} | "
                   f"{(p_q == y_test).mean():.4f}/{(p_s == y_test).mean():.4f}")

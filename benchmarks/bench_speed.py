@@ -73,7 +73,7 @@ def fit_table(rows, repeats, depths):
             q_pred, p_q = timed(lambda: ours.predict(X[test]), repeats)
             s_pred, p_s = timed(lambda: sk.predict(X[test]), repeats)
             acc_l = (lgb.predict(X[test]) == y[test]).mean() if lgb else np.nan
-            print(f"{n_classes:>3} {str(depth):>5} | {q_fit:>7.2f}s {s_fit:>7.2f}s "
+            print(f"{n_classes:>3} {depth!s:>5} | {q_fit:>7.2f}s {s_fit:>7.2f}s "
                   f"{l_fit:>7.2f}s | {s_fit / q_fit:>6.1f} {l_fit / q_fit:>7.2f} | "
                   f"{(p_q == y[test]).mean():>6.4f} {(p_s == y[test]).mean():>6.4f} "
                   f"{acc_l:>7.4f} | {s_pred / q_pred:>13.1f}")

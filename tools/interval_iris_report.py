@@ -37,7 +37,7 @@ def main() -> None:
                     max_depth=(10 if lookahead and max_depth is None else max_depth),
                     lookahead=lookahead).grow()
                 print(f"{'look-ahead' if lookahead else 'greedy':10} {criterion:9} "
-                      f"{str(max_depth or ('10*' if lookahead else '-')):>9} "
+                      f"{max_depth or ('10*' if lookahead else '-')!s:>9} "
                       f"{model.get_depth():>5} {branches:>8} {model.get_n_leaves():>6} "
                       f"{root.total:>7.4f} | {right.sum():>7} {(~right & ~lost).sum():>5} "
                       f"{lost.sum():>12}")

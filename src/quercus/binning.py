@@ -26,7 +26,7 @@ class BinMapper:
         self.sample_rows = sample_rows
         self.seed = seed
 
-    def fit(self, X: np.ndarray, categorical_mask, n_categories) -> "BinMapper":
+    def fit(self, X: np.ndarray, categorical_mask, n_categories) -> BinMapper:
         n_rows, n_features = X.shape
         rows = np.arange(n_rows)
         if n_rows > self.sample_rows:

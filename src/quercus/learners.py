@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .growing.builders import StoppingRules, grow
 from ._kernels.c45 import xlogx_table
+from .growing.builders import StoppingRules, grow
 from .growing.c45 import grow_c45, to_flat_tree
 from .growing.id3 import check_id3_data, grow_id3
 from .growing.interval import IntervalGrower, interval_to_flat_tree

@@ -267,7 +267,7 @@ class SortedColumns:
         self.weights, self.positions = weights, positions
 
     @classmethod
-    def sort(cls, X, y, weights, features) -> "SortedColumns":
+    def sort(cls, X, y, weights, features) -> SortedColumns:
         shape = (len(features), X.shape[0])
         out = cls(np.empty(shape), np.empty(shape, dtype=y.dtype), np.empty(shape),
                   np.empty(shape, dtype=np.int32))
@@ -275,7 +275,7 @@ class SortedColumns:
                       out.classes, out.weights, out.positions)
         return out
 
-    def split(self, routing) -> list["SortedColumns"]:
+    def split(self, routing) -> list[SortedColumns]:
         """The children's columns in one pass: ``routing`` is what ``split_rows`` returned.
 
         Each child's columns are a view into one shared buffer, in the parent's order.

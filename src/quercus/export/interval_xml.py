@@ -34,8 +34,7 @@ ALWAYS = 1e50  # the seed's initial class range: a plain leaf is a branch nothin
 def csharp_double(x: float) -> str:
     """A double as C#'s ``double.ToString()`` writes it (``1``, ``0.8125``, ``1E+50``)."""
     text = repr(float(x))
-    if text.endswith(".0"):
-        text = text[:-2]
+    text = text.removesuffix(".0")
     if "e" in text:
         mantissa, exponent = text.split("e")
         mantissa = mantissa.removesuffix(".0")
