@@ -24,6 +24,7 @@ from .evaluation import accuracy, cross_validate, format_confusion
 from .export.codegen import LANGUAGES, to_source
 from .export.conditions import format_value
 from .export.interval_xml import tree_to_xml
+from .progress import ProgressBar
 from .export.j48 import tree_to_id3, tree_to_j48
 from .export.model_file import load_model, save_model, write_atomically
 from .export.rules import rules_to_text
@@ -113,7 +114,12 @@ def cmd_train(args: argparse.Namespace) -> int:
     data = _read(args.data, args.target, categorical=args.categorical)
     model = _estimator(args)
     start = time.perf_counter()
-    model.fit(data.X, data.y)
+    bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None  # CART reports progress
+    try:
+        model.fit(data.X, data.y, progress=bar)
+    finally:
+        if bar is not None:
+            bar.close()
     seconds = time.perf_counter() - start
     save_model(model, args.out)
     print(f"Trained on {len(data.X)} rows, {model.n_features_in_} features, "

@@ -166,8 +166,12 @@ class DecisionTreeClassifier:
                     input_tags=InputTags(allow_nan=True, categorical=True, string=True))
 
     # -- fitting ---------------------------------------------------------------------------
-    def fit(self, X, y, sample_weight=None) -> DecisionTreeClassifier:
-        """Learn a tree from rows X (data frame, array or list of rows) and labels y."""
+    def fit(self, X, y, sample_weight=None, progress=None) -> DecisionTreeClassifier:
+        """Learn a tree from rows X (data frame, array or list of rows) and labels y.
+
+        ``progress`` (CART only) is called now and then with the share of the training rows
+        that have reached their leaf, from 0 to 1.
+        """
         P.check_choice("algorithm", self.algorithm, list(LEARNERS))
         criterion = DEFAULT_CRITERION[self.algorithm] if self.criterion is None else self.criterion
         P.check_choice("criterion", criterion, CRITERIA[self.algorithm])
@@ -188,6 +192,7 @@ class DecisionTreeClassifier:
         weights = weights * factors
         settings = self._settings(n_known, weights[known], sample_weight is not None,
                                   criterion)
+        settings.progress = progress
         self.tree_ = LEARNERS[self.algorithm](X_encoded, y_codes, weights, schema, n_classes,
                                               settings)
         self._set_fitted(schema, _has_names(X))

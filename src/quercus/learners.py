@@ -49,6 +49,7 @@ class Settings:
     n_folds: int = 3
     seed: int = 1
     lookahead: bool = False
+    progress: object = None  # CART: called with the share of rows settled in leaves
     splitter: str = "exact"  # CART: "exact" or "hist"
     max_bins: int = 255
 
@@ -68,7 +69,7 @@ def fit_cart(X, y, sample_weight, schema, n_classes: int, settings: Settings) ->
                                 max_bins=settings.max_bins, **options)
     else:
         splitter = CartSplitter(X_known, y[known], sample_weight[known], **options)
-    tree = grow(splitter, settings.rules, n_classes)
+    tree = grow(splitter, settings.rules, n_classes, progress=settings.progress)
     return prune(tree, settings.ccp_alpha)
 
 

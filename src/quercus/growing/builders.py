@@ -84,35 +84,52 @@ def _expand(recorder, candidate):
     return [(candidate.start, mid, 0), (mid, candidate.end, 1)]
 
 
-def grow(splitter, rules: StoppingRules, n_classes: int) -> Tree:
-    """Grow depth first, or best first when ``rules.max_leaf_nodes`` is set."""
+def grow(splitter, rules: StoppingRules, n_classes: int, progress=None) -> Tree:
+    """Grow depth first, or best first when ``rules.max_leaf_nodes`` is set.
+
+    ``progress``, if given, is called with the share of the rows that have reached their
+    leaf (0 to 1, never decreasing), after each leaf and once with 1.0 at the end.
+    """
     recorder = TreeRecorder(n_classes)
     n = splitter.n_rows
     total_weight = float(splitter.sample_weight.sum())
+    settled = 0
+
+    def settle(rows: int) -> None:
+        nonlocal settled
+        settled += rows
+        if progress is not None:
+            progress(settled / n if n else 1.0)
+
     if rules.max_leaf_nodes is None:
         stack = [(0, n, 0, -1, 0)]
         while stack:
             start, end, depth, parent, branch = stack.pop()
             candidate = _record_node(splitter, recorder, rules, start, end, depth, total_weight,
                                      parent, branch)
-            if candidate.split is not None:
-                children = _expand(recorder, candidate)
-                for child_start, child_end, child_branch in reversed(children):
-                    stack.append((child_start, child_end, depth + 1, candidate.node,
-                                  child_branch))
-        return recorder.to_tree()
-    # Best first: always expand the frontier node whose split decreases impurity most;
-    # among equal decreases, the node created first.
-    splits_left = rules.max_leaf_nodes - 1
-    root = _record_node(splitter, recorder, rules, 0, n, 0, total_weight, -1, 0)
-    frontier = [(-root.improvement, root.node, root)]
-    while frontier:
-        _, _, candidate = heapq.heappop(frontier)
-        if candidate.split is None or splits_left <= 0:
-            continue
-        splits_left -= 1
-        for child_start, child_end, child_branch in _expand(recorder, candidate):
-            child = _record_node(splitter, recorder, rules, child_start, child_end,
-                                 candidate.depth + 1, total_weight, candidate.node, child_branch)
-            heapq.heappush(frontier, (-child.improvement, child.node, child))
+            if candidate.split is None:
+                settle(end - start)
+                continue
+            children = _expand(recorder, candidate)
+            for child_start, child_end, child_branch in reversed(children):
+                stack.append((child_start, child_end, depth + 1, candidate.node, child_branch))
+    else:
+        # Best first: always expand the frontier node whose split decreases impurity most;
+        # among equal decreases, the node created first.
+        splits_left = rules.max_leaf_nodes - 1
+        root = _record_node(splitter, recorder, rules, 0, n, 0, total_weight, -1, 0)
+        frontier = [(-root.improvement, root.node, root)]
+        while frontier:
+            _, _, candidate = heapq.heappop(frontier)
+            if candidate.split is None or splits_left <= 0:
+                settle(candidate.end - candidate.start)
+                continue
+            splits_left -= 1
+            for child_start, child_end, child_branch in _expand(recorder, candidate):
+                child = _record_node(splitter, recorder, rules, child_start, child_end,
+                                     candidate.depth + 1, total_weight, candidate.node,
+                                     child_branch)
+                heapq.heappush(frontier, (-child.improvement, child.node, child))
+    if progress is not None:
+        progress(1.0)
     return recorder.to_tree()
