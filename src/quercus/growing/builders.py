@@ -41,9 +41,14 @@ class _Candidate:
     improvement: float
 
 
-def _record_node(splitter, recorder, rules, start, end, depth, total_weight, parent, branch):
-    """Add the node ``start:end`` to the recorder and find its split if it may have one."""
-    weights = splitter.class_weights(start, end)
+def _record_node(splitter, recorder, rules, start, end, depth, total_weight, parent, branch,
+                 weights=None):
+    """Add the node ``start:end`` to the recorder and find its split if it may have one.
+
+    ``weights``: the segment's class weights when the parent already summed them.
+    """
+    if weights is None:
+        weights = splitter.class_weights(start, end)
     weight = float(weights.sum())
     impurity = splitter.impurity(weights)
     node = recorder.add(value=weights, impurity=impurity, n_samples=end - start, weight=weight)
@@ -73,15 +78,17 @@ def _record_node(splitter, recorder, rules, start, end, depth, total_weight, par
             splitter.release(start, mid)
             splitter.release(mid, end)
         return _Candidate(node, start, end, depth, None, 0.0)
-    return _Candidate(node, start, end, depth, (split, mid), improvement)
+    return _Candidate(node, start, end, depth, (split, mid, left, right), improvement)
 
 
 def _expand(recorder, candidate):
-    split, mid = candidate.split
+    """Make the candidate a split node; returns its children's (start, end, branch, class
+    weights)."""
+    split, mid, left, right = candidate.split
     recorder.make_split(candidate.node, kind=split.kind, feature=split.feature,
                         children=[-1, -1], missing_branch=split.missing_branch,
                         threshold=split.threshold, category_map=split.category_map)
-    return [(candidate.start, mid, 0), (mid, candidate.end, 1)]
+    return [(candidate.start, mid, 0, left), (mid, candidate.end, 1, right)]
 
 
 def grow(splitter, rules: StoppingRules, n_classes: int, progress=None) -> Tree:
@@ -102,17 +109,18 @@ def grow(splitter, rules: StoppingRules, n_classes: int, progress=None) -> Tree:
             progress(settled / n if n else 1.0)
 
     if rules.max_leaf_nodes is None:
-        stack = [(0, n, 0, -1, 0)]
+        stack = [(0, n, 0, -1, 0, None)]
         while stack:
-            start, end, depth, parent, branch = stack.pop()
+            start, end, depth, parent, branch, weights = stack.pop()
             candidate = _record_node(splitter, recorder, rules, start, end, depth, total_weight,
-                                     parent, branch)
+                                     parent, branch, weights)
             if candidate.split is None:
                 settle(end - start)
                 continue
-            children = _expand(recorder, candidate)
-            for child_start, child_end, child_branch in reversed(children):
-                stack.append((child_start, child_end, depth + 1, candidate.node, child_branch))
+            for child_start, child_end, child_branch, child_weights in reversed(
+                    _expand(recorder, candidate)):
+                stack.append((child_start, child_end, depth + 1, candidate.node, child_branch,
+                              child_weights))
     else:
         # Best first: always expand the frontier node whose split decreases impurity most;
         # among equal decreases, the node created first.
@@ -125,10 +133,11 @@ def grow(splitter, rules: StoppingRules, n_classes: int, progress=None) -> Tree:
                 settle(candidate.end - candidate.start)
                 continue
             splits_left -= 1
-            for child_start, child_end, child_branch in _expand(recorder, candidate):
+            for child_start, child_end, child_branch, child_weights in _expand(recorder,
+                                                                                candidate):
                 child = _record_node(splitter, recorder, rules, child_start, child_end,
                                      candidate.depth + 1, total_weight, candidate.node,
-                                     child_branch)
+                                     child_branch, child_weights)
                 heapq.heappush(frontier, (-child.improvement, child.node, child))
     if progress is not None:
         progress(1.0)

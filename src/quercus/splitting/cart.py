@@ -32,7 +32,44 @@ class Split:
     left_bins: np.ndarray | None = None  # histogram splitter: which bins go left
 
 
-class CartSplitter:
+class SplitterBase:
+    """What every CART splitter shares: the rows' classes and weights, the stopping limits
+    a split must respect, and the rule that picks the winner among features.
+
+    Subclasses provide ``rows(start, end)`` (the rows of a node segment), ``find`` and
+    ``apply``.
+    """
+
+    def __init__(self, y, sample_weight, *, categorical_mask, n_categories, n_classes,
+                 criterion, min_samples_leaf, min_weight_leaf):
+        self.y = np.ascontiguousarray(y, dtype=np.int32)
+        self.sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
+        self.n_classes = int(n_classes)
+        self.criterion = CRITERION_CODES[criterion]
+        self.min_samples_leaf = int(min_samples_leaf)
+        self.min_weight_leaf = float(min_weight_leaf)
+        self.categorical_mask = np.asarray(categorical_mask, dtype=bool)
+        self.n_categories = np.asarray(n_categories, dtype=np.int64)
+
+    def class_weights(self, start: int, end: int) -> np.ndarray:
+        out = np.empty(self.n_classes)
+        node_class_weights(self.y, self.sample_weight, self.rows(start, end), out)
+        return out
+
+    def impurity(self, class_weights: np.ndarray) -> float:
+        return float(impurity_of(class_weights, self.criterion))
+
+    @staticmethod
+    def best_candidate(candidates: dict) -> Split | None:
+        """The split with the largest proxy; the lowest feature index wins exact ties."""
+        best = None
+        for f in sorted(candidates):
+            if best is None or candidates[f].proxy > best.proxy:
+                best = candidates[f]
+        return best
+
+
+class CartSplitter(SplitterBase):
     """Finds and applies the best binary split of a node segment.
 
     Parameters
@@ -45,17 +82,9 @@ class CartSplitter:
     categorical_mask, n_categories : per-feature arrays from the schema.
     """
 
-    def __init__(self, X, y, sample_weight, *, categorical_mask, n_categories, n_classes,
-                 criterion, min_samples_leaf, min_weight_leaf):
+    def __init__(self, X, y, sample_weight, **options):
+        super().__init__(y, sample_weight, **options)
         self.X = np.ascontiguousarray(X, dtype=np.float64)
-        self.y = np.ascontiguousarray(y, dtype=np.int32)
-        self.sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
-        self.n_classes = int(n_classes)
-        self.criterion = CRITERION_CODES[criterion]
-        self.min_samples_leaf = int(min_samples_leaf)
-        self.min_weight_leaf = float(min_weight_leaf)
-        self.categorical_mask = np.asarray(categorical_mask, dtype=bool)
-        self.n_categories = np.asarray(n_categories, dtype=np.int64)
         n_rows, _n_features = self.X.shape
         index_type = np.int32 if n_rows < 2**31 - 1 else np.int64
         self.order = np.ascontiguousarray(
@@ -76,14 +105,6 @@ class CartSplitter:
     def rows(self, start: int, end: int) -> np.ndarray:
         return self.order[0, start:end]
 
-    def class_weights(self, start: int, end: int) -> np.ndarray:
-        out = np.empty(self.n_classes)
-        node_class_weights(self.y, self.sample_weight, self.rows(start, end), out)
-        return out
-
-    def impurity(self, class_weights: np.ndarray) -> float:
-        return float(impurity_of(class_weights, self.criterion))
-
     def find(self, start: int, end: int) -> Split | None:
         """Best split of the segment, the lowest feature index winning exact ties."""
         candidates: dict[int, Split] = {}
@@ -101,11 +122,7 @@ class CartSplitter:
             split = self._categorical(int(f), start, end)
             if split is not None:
                 candidates[int(f)] = split
-        best = None
-        for f in sorted(candidates):
-            if best is None or candidates[f].proxy > best.proxy:
-                best = candidates[f]
-        return best
+        return self.best_candidate(candidates)
 
     def _categorical(self, feature: int, start: int, end: int) -> Split | None:
         n_codes = int(self.n_categories[feature])

@@ -9,11 +9,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._kernels.histogram import fill_histograms, partition_by_bin, scan_histograms
-from .._kernels.impurity import impurity_of, node_class_weights
 from .._kernels.split_categorical import best_subset_split
 from ..binning import BinMapper
 from ..tree import CATEGORICAL, NUMERIC
-from .cart import CRITERION_CODES, Split
+from .cart import Split, SplitterBase
 
 # Below this many (rows x features) a node's histograms are filled on one thread.
 PARALLEL_MIN_WORK = 100_000
@@ -28,23 +27,15 @@ class _Siblings:
     small_hist: tuple | None = None
 
 
-class HistSplitter:
+class HistSplitter(SplitterBase):
     """Finds and applies the best binary split of a node segment, on binned features.
 
     Same interface as ``CartSplitter``; thresholds are bin edges, so fitted trees predict
     from raw values with the usual kernels.
     """
 
-    def __init__(self, X, y, sample_weight, *, categorical_mask, n_categories, n_classes,
-                 criterion, min_samples_leaf, min_weight_leaf, max_bins=255, binner=None):
-        self.y = np.ascontiguousarray(y, dtype=np.int32)
-        self.sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
-        self.n_classes = int(n_classes)
-        self.criterion = CRITERION_CODES[criterion]
-        self.min_samples_leaf = int(min_samples_leaf)
-        self.min_weight_leaf = float(min_weight_leaf)
-        self.categorical_mask = np.asarray(categorical_mask, dtype=bool)
-        self.n_categories = np.asarray(n_categories, dtype=np.int64)
+    def __init__(self, X, y, sample_weight, *, max_bins=255, binner=None, **options):
+        super().__init__(y, sample_weight, **options)
         self.binner = binner or BinMapper(max_bins).fit(X, self.categorical_mask,
                                                         self.n_categories)
         self.binned = self.binner.transform(X)
@@ -63,14 +54,6 @@ class HistSplitter:
 
     def rows(self, start: int, end: int) -> np.ndarray:
         return self.all_rows[start:end]
-
-    def class_weights(self, start: int, end: int) -> np.ndarray:
-        out = np.empty(self.n_classes)
-        node_class_weights(self.y, self.sample_weight, self.rows(start, end), out)
-        return out
-
-    def impurity(self, class_weights: np.ndarray) -> float:
-        return float(impurity_of(class_weights, self.criterion))
 
     def _fill(self, start, end):
         shape = (self.binned.shape[0], self.missing_bin + 1)
@@ -131,11 +114,7 @@ class HistSplitter:
             split = self._categorical(int(f), hist, counts)
             if split is not None:
                 candidates[int(f)] = split
-        best = None
-        for f in sorted(candidates):
-            if best is None or candidates[f].proxy > best.proxy:
-                best = candidates[f]
-        return best
+        return self.best_candidate(candidates)
 
     def _categorical(self, f, hist, counts):
         n_codes = int(self.n_categories[f])
