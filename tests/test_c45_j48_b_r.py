@@ -14,8 +14,8 @@ import quercus
 from quercus.data.java_random import JavaRandom, shuffle
 from quercus.export.j48 import java_double_to_string, tree_to_j48
 from quercus.pruning.reduced_error import group_by_class, holdout_split
-from quercus.splitting.c45 import AttributeInfo
-from quercus.splitting.c45_binary import binary_category_map, binary_nominal_candidate
+from quercus._kernels.c45_grow import binary_candidate, nominal_class_table
+from quercus.splitting.c45_binary import binary_category_map
 
 # -- java.util.Random ----------------------------------------------------------------------
 # Produced with, for each seed: r = new java.util.Random(seed); then printed r.nextInt(),
@@ -110,9 +110,11 @@ def test_holdout_split_checks_folds():
 
 
 # -- binary categorical candidates (-B) -------------------------------------------------------
-def _info(n_values, n_rows, min_leaf=2.0, n_classes=2):
-    return AttributeInfo(categorical=np.array([True]), n_values=np.array([n_values]),
-                         n_classes=n_classes, min_leaf=min_leaf, n_all_rows=n_rows)
+def binary_nominal_candidate(X, y, rows, weights, n_values, node_weight, min_leaf=2.0):
+    """(gain, gain ratio, category) of the best binary split of feature 0, or None."""
+    table = nominal_class_table(X, y, rows, weights, 0, n_values, 2)
+    found, gain, ratio, category = binary_candidate(table, min_leaf, node_weight)
+    return (gain, ratio, category) if found else None
 
 
 def _gain_ratio(table, missing=0.0):
@@ -135,20 +137,20 @@ def test_binary_candidate_takes_best_gain_ratio():
     X = np.array([[0.0]] * 4 + [[1.0]] * 4 + [[2.0]] * 4)
     y = np.array([0] * 4 + [1, 1, 1, 0] + [1] * 4)
     rows = np.arange(12)
-    c = binary_nominal_candidate(X, y, rows, np.ones(12), 0, _info(3, 12), 12.0)
+    c = binary_nominal_candidate(X, y, rows, np.ones(12), 3, 12.0)
     gain, ratio = _gain_ratio([[4, 0], [1, 7]])  # value 0 against values 1 and 2
-    assert c.category == 0 and not c.numeric
-    assert c.gain == pytest.approx(gain) and c.gain_ratio == pytest.approx(ratio)
+    assert c[2] == 0
+    assert c[0] == pytest.approx(gain) and c[1] == pytest.approx(ratio)
 
 
 def test_binary_candidate_ties_go_to_the_first_value_and_missing_rows_count():
     # a two-valued feature: "= v0" and "= v1" are the same split; J48 prints "= first"
     X = np.array([[0.0], [0.0], [0.0], [1.0], [1.0], [1.0], [np.nan]])
     y = np.array([0, 0, 1, 1, 1, 1, 0])
-    c = binary_nominal_candidate(X, y, np.arange(7), np.ones(7), 0, _info(2, 7), 7.0)
+    c = binary_nominal_candidate(X, y, np.arange(7), np.ones(7), 2, 7.0)
     gain, ratio = _gain_ratio([[2, 1], [0, 3]], missing=1.0)
-    assert c.category == 0
-    assert c.gain == pytest.approx(gain) and c.gain_ratio == pytest.approx(ratio)
+    assert c[2] == 0
+    assert c[0] == pytest.approx(gain) and c[1] == pytest.approx(ratio)
 
 
 def test_binary_candidate_needs_min_leaf_on_both_sides():
@@ -156,10 +158,10 @@ def test_binary_candidate_needs_min_leaf_on_both_sides():
     y = np.array([0, 1, 1, 1, 0, 0])
     # value 0 has 1 row < 2; "value 1 against the rest" has the same single row on the
     # other side: no candidate
-    assert binary_nominal_candidate(X, y, np.arange(6), np.ones(6), 0, _info(2, 6), 6.0) is None
+    assert binary_nominal_candidate(X, y, np.arange(6), np.ones(6), 2, 6.0) is None
     # with min_leaf 1 it is a candidate
-    c = binary_nominal_candidate(X, y, np.arange(6), np.ones(6), 0, _info(2, 6, 1.0), 6.0)
-    assert c is not None and c.category == 0
+    c = binary_nominal_candidate(X, y, np.arange(6), np.ones(6), 2, 6.0, min_leaf=1.0)
+    assert c is not None and c[2] == 0
 
 
 def test_binary_candidate_with_zero_gain_still_counts():
@@ -167,8 +169,8 @@ def test_binary_candidate_with_zero_gain_still_counts():
     # gain 0, which J48 still lets into the average gain
     X = np.array([[1.0], [1.0], [2.0], [2.0]])
     y = np.array([0, 1, 0, 1])
-    c = binary_nominal_candidate(X, y, np.arange(4), np.ones(4), 0, _info(3, 4), 4.0)
-    assert c is not None and c.category == 1 and c.gain == 0.0 and c.gain_ratio == 0.0
+    c = binary_nominal_candidate(X, y, np.arange(4), np.ones(4), 3, 4.0)
+    assert c == (0.0, 0.0, 1)
 
 
 def test_binary_category_map():

@@ -14,11 +14,11 @@ import numpy as np
 
 from ._kernels.c45 import xlogx_table
 from .growing.builders import StoppingRules, grow
-from .growing.c45 import grow_c45, to_flat_tree
+from .growing.c45 import grow_c45, store_to_nodes, store_to_tree, to_flat_tree
 from .growing.id3 import check_id3_data, grow_id3
 from .growing.interval import IntervalGrower, interval_to_flat_tree
 from .pruning.cost_complexity import prune
-from .pruning.pessimistic import Pruner, collapse
+from .pruning import pessimistic
 from .pruning.reduced_error import ReducedErrorPruner, holdout_split
 from .splitting.c45 import AttributeInfo
 from .splitting.cart import CartSplitter
@@ -96,7 +96,8 @@ def _grow_c45(X, grow, y, sample_weight, info, settings):
     rows = slice(None) if grow is None else grow
     return grow_c45(X_grow, y[rows], sample_weight[rows], X, info,
                     max_depth=_depth_limit(settings.rules),
-                    binary_categorical=settings.binary_categorical_splits)
+                    binary_categorical=settings.binary_categorical_splits,
+                    progress=settings.progress)
 
 
 def fit_c45(X, y, sample_weight, schema, n_classes: int, settings: Settings) -> Tree:
@@ -107,13 +108,14 @@ def fit_c45(X, y, sample_weight, schema, n_classes: int, settings: Settings) -> 
     info = _c45_attributes(X, schema, n_classes, settings, sample_weight[known])
     X = np.asfortranarray(X, dtype=np.float64)  # column-major: kernels read one feature
     grow = None if known.all() else np.flatnonzero(known)
-    root = _grow_c45(X, grow, y, sample_weight, info, settings)
-    collapse(root)
+    nodes = _grow_c45(X, grow, y, sample_weight, info, settings)
+    pessimistic.collapse(nodes)
     if settings.pruning:
         rows = slice(None) if grow is None else grow
-        Pruner(X if grow is None else np.asfortranarray(X[grow]), y[rows], n_classes,
-               settings.confidence, settings.subtree_raising).prune(root)
-    return to_flat_tree(root, n_classes)
+        pessimistic.prune(nodes, X if grow is None else np.asfortranarray(X[grow]), y[rows],
+                          info.n_values, n_classes, settings.confidence,
+                          settings.subtree_raising)
+    return store_to_tree(nodes, n_classes, info.n_values)
 
 
 def fit_c45_reduced_error(X, y, sample_weight, schema, n_classes: int,
@@ -125,7 +127,7 @@ def fit_c45_reduced_error(X, y, sample_weight, schema, n_classes: int,
     grow, hold = known_rows[grow], known_rows[hold]
     info = _c45_attributes(X, schema, n_classes, settings, sample_weight[grow])
     X = np.asfortranarray(X, dtype=np.float64)
-    root = _grow_c45(X, grow, y, sample_weight, info, settings)
+    root = store_to_nodes(_grow_c45(X, grow, y, sample_weight, info, settings), info.n_values)
     ReducedErrorPruner(X[hold], y[hold], sample_weight[hold], n_classes).prune(root)
     return to_flat_tree(root, n_classes)
 

@@ -1,6 +1,10 @@
 """Growing C4.5 trees (release 8, as J48): multiway nominal splits, numeric thresholds,
-fractional rows for missing values. Nodes are Python objects until pruning is done; then
-``to_flat_tree`` lays them out as the flat arrays every algorithm shares."""
+fractional rows for missing values.
+
+The growing loop runs in numba (``_kernels.c45_grow``) over a node store of typed lists;
+pessimistic pruning works on that store too, and ``store_to_tree`` lays the result out as
+the flat arrays every algorithm shares. ``C45Node`` objects remain for ID3 and J48's
+reduced-error pruning (``store_to_nodes``), which are Python."""
 
 from __future__ import annotations
 
@@ -8,10 +12,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._kernels.c45 import SMALL, SortedColumns, largest_value_at_most, split_rows
-from ..splitting.c45 import AttributeInfo, choose, nominal_candidate, numeric_candidates
-from ..splitting.c45_binary import binary_category_map, binary_nominal_candidate
-from ..tree import CATEGORICAL, LEAF, NUMERIC, TreeRecorder
+from numba import types
+from numba.typed import List
+
+from .._kernels.c45 import SortedColumns, split_rows
+from .._kernels.c45_grow import grow_nodes, push
+from .._kernels.c45_store import add_node, flatten
+from ..splitting.c45 import AttributeInfo
+from ..splitting.c45_binary import binary_category_map
+from ..tree import CATEGORICAL, LEAF, NUMERIC, Tree, TreeRecorder
 
 WEIGHTED = -1  # missing_branch of a node whose missing values go down every branch
 NO_MAP = np.zeros(0, dtype=np.int64)  # split_rows: a multiway split's branch is the code
@@ -70,97 +79,106 @@ def distribute(X, y, node: C45Node, rows, weights, n_classes):
             for j in range(len(node.children))]
 
 
-def move_threshold(distinct: np.ndarray, column: np.ndarray, threshold: float) -> float:
-    """Spec step 20: the largest value of the full column that is <= threshold (within
-    1e-6), scanning in file order and replacing only by a value larger by more than 1e-6.
-
-    ``distinct`` holds the column's sorted distinct values; the file-order scan is needed
-    only when values closer than 1e-6 crowd the answer, or to tell 0.0 from -0.0 (equal
-    values that J48 -B prints differently).
-    """
-    end = int(np.searchsorted(distinct, threshold, side="right"))
-    while end < distinct.size and distinct[end] - threshold < SMALL:
-        end += 1
-    if end == 0:
-        return float(threshold)
-    if (end >= 2 and distinct[end - 1] - distinct[end - 2] <= SMALL) or distinct[end - 1] == 0:
-        return float(largest_value_at_most(column, threshold))
-    return float(distinct[end - 1])
+def new_store():
+    """An empty node store (``_kernels.c45_store``)."""
+    return (List.empty_list(types.int64), List.empty_list(types.int64),
+            List.empty_list(types.float64), List.empty_list(types.int64),
+            List.empty_list(types.int64), List.empty_list(types.int64),
+            List.empty_list(types.int64), List.empty_list(types.boolean),
+            List.empty_list(types.int64), List.empty_list(types.float64[::1]),
+            List.empty_list(types.int64[::1]), List.empty_list(types.float64[::1]))
 
 
-def grow_c45(X, y, weights, X_full, info: AttributeInfo, *, max_depth=None,
-             binary_categorical=False) -> C45Node:
-    """Grow the unpruned tree (spec steps 7-23) depth first, children in branch order.
+def new_frontier():
+    """An empty frontier: node ids and their sorted numeric columns (``SortedColumns``)."""
+    return (List.empty_list(types.int64), List.empty_list(types.float64[:, :]),
+            List.empty_list(types.int32[:, :]), List.empty_list(types.float64[:, :]),
+            List.empty_list(types.int32[:, :]))
 
-    ``binary_categorical``: categorical features split ``value`` against the rest (J48 -B,
-    ``splitting.c45_binary``) instead of one branch per category.
-    """
-    n_classes = info.n_classes
-    numeric_features = np.flatnonzero(~info.categorical).astype(np.int64)
-    nominal_features = np.flatnonzero(info.categorical)
-    rows = np.arange(X.shape[0])
-    root = C45Node(rows, weights.astype(np.float64), class_table(y, rows, weights, n_classes))
-    columns = SortedColumns.sort(X, y, root.weights, numeric_features)
-    distinct_values = {}
+
+def _distinct_values(X, X_full, columns, numeric_features):
+    """Sorted distinct known values of every numeric feature of X_full, concatenated."""
+    parts = []
     for i, f in enumerate(numeric_features):
         if X_full is X:  # no row was dropped: reuse the sorted root column
             values = columns.values[i][~np.isnan(columns.values[i])]
             keep = np.ones(values.size, dtype=bool)
             keep[1:] = values[1:] != values[:-1]
-            distinct_values[int(f)] = values[keep]
+            parts.append(values[keep])
         else:
-            distinct_values[int(f)] = np.unique(X_full[~np.isnan(X_full[:, f]), f])
-    stack = [(root, columns, 0)]
-    while stack:
-        node, columns, depth = stack.pop()
-        weight = node.table.sum()
-        if (2 * info.min_leaf - weight > SMALL or abs(weight - node.table.max()) < SMALL
-                or (max_depth is not None and depth >= max_depth)):
-            continue
-        candidates = numeric_candidates(columns, numeric_features, node.weights, info, weight)
-        nominal = binary_nominal_candidate if binary_categorical else nominal_candidate
-        for f in nominal_features:
-            c = nominal(X, y, node.rows, node.weights, int(f), info, weight)
-            if c is not None:
-                candidates[int(f)] = c
-        winner = choose([candidates[f] for f in sorted(candidates)])
-        if winner is None:
-            continue
-        node.feature = winner.feature
-        if winner.numeric:
-            node.kind = NUMERIC
-            node.threshold = move_threshold(distinct_values[winner.feature],
-                                            X_full[:, winner.feature], winner.threshold)
-            n_branches = 2
-        elif binary_categorical:
-            node.kind = CATEGORICAL
-            node.category_map = binary_category_map(info.n_values[winner.feature],
-                                                    winner.category)
-            n_branches = 2
-        else:
-            node.kind = CATEGORICAL
-            n_branches = int(info.n_values[winner.feature])
-        node.children = [None] * n_branches
-        routing = route(X, node, node.rows, node.weights)
-        positions, child_weights, ptr = routing[:3]
-        parts = [(positions[ptr[j]:ptr[j + 1]], child_weights[ptr[j]:ptr[j + 1]])
-                 for j in range(n_branches)]
-        if sum(w.sum() >= SMALL for _, w in parts) < 2:
-            # a moved threshold can send every row one way (values closer than the
-            # tolerances); such a split separates nothing, so the node stays a leaf
-            node.make_leaf()
-            continue
-        child_columns = columns.split(routing)
-        new_children = []
-        for j, (take, w) in enumerate(parts):
-            child_rows = node.rows[take]
-            child = C45Node(child_rows, w, class_table(y, child_rows, w, n_classes))
-            child.empty = bool(child.table.sum() < SMALL)
-            node.children[j] = child
-            if not child.empty:
-                new_children.append((child, child_columns[j], depth + 1))
-        stack.extend(reversed(new_children))
-    return root
+            parts.append(np.unique(X_full[~np.isnan(X_full[:, f]), f]))
+    ptr = np.zeros(len(parts) + 1, dtype=np.int64)
+    ptr[1:] = np.cumsum([p.size for p in parts])
+    return (np.concatenate(parts) if parts else np.zeros(0)), ptr
+
+
+GROW_BUDGET = 256  # nodes expanded between progress reports
+
+
+def grow_c45(X, y, weights, X_full, info: AttributeInfo, *, max_depth=None,
+             binary_categorical=False, progress=None):
+    """Grow the unpruned tree (spec steps 7-23) depth first; returns the node store, whose
+    node 0 is the root.
+
+    ``binary_categorical``: categorical features split ``value`` against the rest (J48 -B)
+    instead of one branch per category. ``progress``, if given, is called with the share of
+    the training weight that has settled in leaves.
+    """
+    y = np.ascontiguousarray(y, dtype=np.int32)
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    numeric_features = np.flatnonzero(~info.categorical).astype(np.int64)
+    nominal_features = np.flatnonzero(info.categorical).astype(np.int64)
+    numeric_index = np.full(X.shape[1], -1, dtype=np.int64)
+    numeric_index[numeric_features] = np.arange(numeric_features.size)
+    n_values = np.asarray(info.n_values, dtype=np.int64)
+    rows = np.arange(X.shape[0], dtype=np.int64)
+    columns = SortedColumns.sort(X, y, weights, numeric_features)
+    distinct, distinct_ptr = _distinct_values(X, X_full, columns, numeric_features)
+    nodes, frontier = new_store(), new_frontier()
+    root_table = class_table(y, rows, weights, info.n_classes)
+    add_node(nodes, rows, weights.copy(), root_table, 0)
+    nodes[7][0] = False  # the root is never an empty leaf
+    push(frontier, 0, columns.values, columns.classes, columns.weights, columns.positions)
+    total_weight = float(root_table.sum())
+    settled = 0.0
+    budget = GROW_BUDGET if progress is not None else np.iinfo(np.int64).max
+    widest = max(2, int(n_values.max(initial=0)))
+    branch_of_row = np.empty(X.shape[0], dtype=np.int8 if widest < 127 else np.int64)
+    while len(frontier[0]):
+        settled += grow_nodes(
+            X, y, X_full, distinct, distinct_ptr, numeric_features, numeric_index,
+            nominal_features, n_values, info.n_classes, float(info.min_leaf), info.n_all_rows,
+            info.multi_valued, info.xlogx_of_int, info.all_weights_whole,
+            -1 if max_depth is None else int(max_depth), binary_categorical, nodes, frontier,
+            branch_of_row, budget)
+        if progress is not None:
+            progress(min(settled / total_weight, 1.0) if total_weight > 0 else 1.0)
+    return nodes
+
+
+def store_to_nodes(nodes, n_values) -> C45Node:
+    """The store as C45Node objects (for the Python pruners), root first."""
+    kind, feature, threshold, category, first_child, n_branches, children, empty = nodes[:8]
+    tables, rows, weights = nodes[9], nodes[10], nodes[11]
+    objects = [C45Node(np.asarray(rows[i]), np.asarray(weights[i]), np.asarray(tables[i]),
+                       kind=int(kind[i]), feature=int(feature[i]),
+                       threshold=float(threshold[i]), empty=bool(empty[i]))
+               for i in range(len(kind))]
+    for i, node in enumerate(objects):
+        k = int(n_branches[i])
+        node.children = [objects[children[first_child[i] + j]] for j in range(k)]
+        if category[i] >= 0:
+            node.category_map = binary_category_map(n_values[node.feature], category[i])
+    return objects[0]
+
+
+def store_to_tree(nodes, n_classes: int, n_values) -> Tree:
+    """The store's tree (from node 0) as a flat Tree."""
+    arrays = flatten(nodes, 0, n_classes, np.asarray(n_values, dtype=np.int64))
+    names = ("kind", "feature", "threshold", "child_ptr", "child_ids", "missing_branch",
+             "category_ptr", "category_branch", "value", "impurity", "n_node_samples",
+             "weighted_n_node_samples", "empty")
+    return Tree(**dict(zip(names, arrays)))
 
 
 def node_weight(node: C45Node) -> float:

@@ -78,7 +78,8 @@ class ReducedErrorPruner:
         """The pruning rows that reach each child: a known value follows its branch; a
         missing one goes down every branch, weighted by the branch's share of the node's
         training weight (the shares of the grown tree, not of the pruning rows)."""
-        positions, _, ptr, branch = route(self.X, node, rows, weights)[:4]
+        positions, _, ptr, destination = route(self.X, node, rows, weights)[:4]
+        branch = destination[:, 0]
         totals = np.array([child.table.sum() for child in node.children])
         shares = totals / totals.sum() if totals.sum() > 0 else np.zeros_like(totals)
         missing = branch < 0

@@ -1,0 +1,169 @@
+"""The C4.5 grower's node store: one entry per node in typed lists, kept apart from the flat
+``Tree`` until pruning is done (pruning raises subtrees and re-sends rows, which needs each
+node's rows and weights).
+
+A store is the tuple ``(kind, feature, threshold, category, first_child, n_branches,
+children, empty, depth, tables, rows, weights)``: a node's branches are the node ids
+``children[first_child : first_child + n_branches]``; ``category`` is the code that J48 -B
+sends to branch 0 (-1 for a numeric or multiway split); ``rows`` indexes the grower's X,
+``weights`` are the rows' (possibly fractional) weights and ``tables`` their class weights.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .c45 import SMALL, split_rows
+from .predict import CATEGORICAL, LEAF, NUMERIC
+
+WEIGHTED = -1  # missing_branch of a node whose missing values go down every branch
+
+
+@njit(cache=True)
+def class_table(y, rows, weights, n_classes):
+    """Class weights of the rows, added in row order."""
+    table = np.zeros(n_classes)
+    for q in range(rows.shape[0]):
+        table[y[rows[q]]] += weights[q]
+    return table
+
+
+
+@njit(cache=True)
+def total(values):
+    """Sum in order (as J48 adds)."""
+    out = 0.0
+    for v in values:
+        out += v
+    return out
+
+
+
+@njit(cache=True)
+def add_node(nodes, rows, weights, table, depth):
+    """Append a leaf holding these rows to the node store; returns its id."""
+    (kind, feature, threshold, category, first_child, n_branches, children, empty,
+     node_depth, tables, node_rows, node_weights) = nodes
+    kind.append(LEAF)
+    feature.append(-1)
+    threshold.append(np.nan)
+    category.append(-1)
+    first_child.append(-1)
+    n_branches.append(0)
+    empty.append(total(table) < SMALL)
+    node_depth.append(depth)
+    tables.append(table)
+    node_rows.append(rows)
+    node_weights.append(weights)
+    return len(kind) - 1
+
+
+
+@njit(cache=True)
+def category_map(n_values, category):
+    """Branch per category code: J48 -B sends ``category`` to branch 0, the rest to 1; a
+    multiway split (category -1) uses the code itself (empty map)."""
+    if category < 0:
+        return np.zeros(0, dtype=np.int64)
+    cmap = np.ones(n_values, dtype=np.int64)
+    cmap[category] = 0
+    return cmap
+
+
+@njit(cache=True)
+def route(X, nodes, node, rows, weights, n_values):
+    """``split_rows`` for split node ``node`` of the store."""
+    kind, feature, threshold, category, n_branches = (nodes[0], nodes[1], nodes[2], nodes[3],
+                                                       nodes[5])
+    f = feature[node]
+    cmap = np.zeros(0, dtype=np.int64)
+    if kind[node] == CATEGORICAL:
+        cmap = category_map(n_values[f], category[node])
+    return split_rows(X, rows, weights, f, kind[node] == NUMERIC, threshold[node],
+                      n_branches[node], cmap)
+
+
+@njit(cache=True)
+def make_leaf(nodes, node):
+    kind, feature, threshold, category, first_child, n_branches = nodes[:6]
+    kind[node], feature[node], threshold[node] = LEAF, -1, np.nan
+    category[node], first_child[node], n_branches[node] = -1, -1, 0
+
+
+@njit(cache=True)
+def _entropy(table):
+    n = total(table)
+    out = 0.0
+    if n > 0:
+        for w in table:
+            if w > 0:
+                p = w / n
+                out -= p * np.log2(p)
+    return out
+
+
+@njit(cache=True)
+def flatten(nodes, root, n_classes, n_values):
+    """The subtree of ``root`` as flat-tree arrays in pre-order (see ``tree.Tree``)."""
+    (kind, feature, threshold, category, first_child, n_branches, children, empty, _,
+     tables, rows, weights) = nodes
+    order = np.empty(len(kind), dtype=np.int64)
+    n = 0
+    stack = [root]
+    while len(stack) > 0:
+        node = stack.pop()
+        order[n] = node
+        n += 1
+        for j in range(n_branches[node] - 1, -1, -1):
+            stack.append(children[first_child[node] + j])
+    new_id = np.full(len(kind), -1, dtype=np.int64)
+    n_children = 0
+    n_categories = 0
+    for i in range(n):
+        new_id[order[i]] = i
+        n_children += n_branches[order[i]]
+        if kind[order[i]] == CATEGORICAL:
+            n_categories += n_values[feature[order[i]]]
+    out_kind = np.empty(n, dtype=np.int8)
+    out_feature = np.empty(n, dtype=np.int32)
+    out_threshold = np.empty(n)
+    child_ptr = np.zeros(n + 1, dtype=np.int64)
+    child_ids = np.empty(n_children, dtype=np.int32)
+    missing_branch = np.zeros(n, dtype=np.int32)
+    category_ptr = np.zeros(n + 1, dtype=np.int64)
+    category_branch = np.empty(n_categories, dtype=np.int32)
+    value = np.empty((n, n_classes))
+    impurity = np.empty(n)
+    n_samples = np.empty(n, dtype=np.int64)
+    node_weight = np.empty(n)
+    out_empty = np.empty(n, dtype=np.bool_)
+    for i in range(n):
+        node = order[i]
+        table = tables[node]
+        out_kind[i], out_feature[i], out_threshold[i] = kind[node], feature[node], threshold[node]
+        value[i] = table
+        impurity[i] = _entropy(table)
+        n_samples[i] = rows[node].shape[0]
+        out_empty[i] = empty[node]
+        # the weight as J48 totals it: the rows' weights one by one in row order (summing the
+        # class weights can differ in the last bit and print rounded the other way)
+        w = total(table)
+        if w != np.floor(w) and weights[node].shape[0] > 0:
+            w = total(weights[node])
+        node_weight[i] = w
+        k = n_branches[node]
+        child_ptr[i + 1] = child_ptr[i] + k
+        for j in range(k):
+            child_ids[child_ptr[i] + j] = new_id[children[first_child[node] + j]]
+        category_ptr[i + 1] = category_ptr[i]
+        if kind[node] != LEAF:
+            missing_branch[i] = WEIGHTED
+        if kind[node] == CATEGORICAL:
+            cmap = category_map(n_values[feature[node]], category[node])
+            start = category_ptr[i]
+            for code in range(n_values[feature[node]]):
+                category_branch[start + code] = cmap[code] if cmap.shape[0] > 0 else code
+            category_ptr[i + 1] = start + n_values[feature[node]]
+    return (out_kind, out_feature, out_threshold, child_ptr, child_ids, missing_branch,
+            category_ptr, category_branch, value, impurity, n_samples, node_weight, out_empty)
