@@ -56,3 +56,43 @@ def test_sorted_columns_hold_each_feature_in_stable_order_with_row_ids():
         assert np.array_equal(columns.values[i], X[order, f], equal_nan=True)
         assert np.array_equal(columns.classes[i], y[order])
         assert np.array_equal(columns.weights[i], weights[order])
+
+
+def _mixed_data(n_rows, seed):
+    rng = np.random.default_rng(seed)
+    numeric = np.round(rng.normal(size=(n_rows, 6)), 2)
+    numeric[rng.random(numeric.shape) < 0.05] = np.nan
+    nominal = rng.integers(0, 4, (n_rows, 2)).astype(float)
+    nominal[rng.random(nominal.shape) < 0.05] = np.nan
+    score = np.nan_to_num(numeric[:, 0]) + np.nan_to_num(numeric[:, 1]) * (nominal[:, 0] == 1)
+    y = (score + rng.normal(scale=0.5, size=n_rows) > 0.2).astype(int)
+    return np.hstack([numeric, nominal]), y
+
+
+@pytest.mark.parametrize("options", [{}, {"binary_categorical_splits": True},
+                                     {"pruning": False}])
+def test_c45_tree_does_not_depend_on_the_thread_count(options):
+    # 12,000 rows x 6 numeric features: the root is split on both threads, then the
+    # frontier's subtrees grow as separate tasks and are attached back
+    import numba
+
+    from quercus import DecisionTreeClassifier
+
+    X, y = _mixed_data(12_000, 5)
+    trees = []
+    for threads in (1, numba.config.NUMBA_NUM_THREADS):
+        numba.set_num_threads(threads)
+        try:
+            model = DecisionTreeClassifier(algorithm="c45", categorical_features=[6, 7],
+                                           **options).fit(X, y)
+        finally:
+            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        trees.append(model.tree_)
+    one, many = trees
+    assert one.n_nodes > 50
+    for name in ("kind", "feature", "child_ptr", "child_ids", "category_branch", "empty",
+                 "n_node_samples"):
+        assert np.array_equal(getattr(one, name), getattr(many, name)), name
+    assert np.array_equal(one.threshold, many.threshold, equal_nan=True)
+    assert np.array_equal(one.value, many.value)
+    assert np.array_equal(one.weighted_n_node_samples, many.weighted_n_node_samples)

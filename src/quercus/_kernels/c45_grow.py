@@ -138,8 +138,8 @@ def all_whole(weights):
 
 @njit(cache=True)
 def _numeric_candidates(values, classes, weights, n_classes, min_leaf, node_weight, whole,
-                        valid, gain, split_info, threshold):
-    if values.shape[0] * values.shape[1] >= PARALLEL_MIN_WORK:
+                        valid, gain, split_info, threshold, parallel):
+    if parallel and values.shape[0] * values.shape[1] >= PARALLEL_MIN_WORK:
         scan_parallel(values, classes, weights, n_classes, min_leaf, node_weight, whole, valid,
                       gain, split_info, threshold)
     else:
@@ -150,7 +150,8 @@ def _numeric_candidates(values, classes, weights, n_classes, min_leaf, node_weig
 
 
 @njit(cache=True)
-def _split_columns(values, classes, weights, row_ids, branch_of_row, known, share, ptr):
+def _split_columns(values, classes, weights, row_ids, branch_of_row, known, share, ptr,
+                   parallel):
     """The children's sorted columns, side by side in one buffer per array."""
     m = values.shape[0]
     size = ptr[-1]
@@ -158,7 +159,7 @@ def _split_columns(values, classes, weights, row_ids, branch_of_row, known, shar
     out_classes = np.empty((m, size), dtype=classes.dtype)
     out_weights = np.empty((m, size))
     out_row_ids = np.empty((m, size), dtype=row_ids.dtype)
-    if m * values.shape[1] >= PARALLEL_MIN_WORK:
+    if parallel and m * values.shape[1] >= PARALLEL_MIN_WORK:
         split_parallel(values, classes, weights, row_ids, branch_of_row, known, share, ptr,
                        out_values, out_classes, out_weights, out_row_ids)
     else:
@@ -169,11 +170,11 @@ def _split_columns(values, classes, weights, row_ids, branch_of_row, known, shar
     return out_values, out_classes, out_weights, out_row_ids
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def grow_nodes(X, y, X_full, distinct, distinct_ptr, numeric_features, numeric_index,
                nominal_features, n_values, n_classes, min_leaf, n_all_rows, multi_valued, xlogx_of_int,
                all_weights_whole, max_depth, binary_nominal, nodes, frontier, branch_of_row,
-               budget):
+               budget, parallel):
     """Expand up to ``budget`` nodes of the frontier (depth first, children in branch order).
 
     Returns the weight that settled in leaves meanwhile. ``distinct[distinct_ptr[i]:
@@ -216,7 +217,8 @@ def grow_nodes(X, y, X_full, distinct, distinct_ptr, numeric_features, numeric_i
             num_split_info = np.zeros(n_numeric)
             num_threshold = np.zeros(n_numeric)
             _numeric_candidates(values, classes, col_weights, n_classes, min_leaf, weight,
-                                whole, num_valid, num_gain, num_split_info, num_threshold)
+                                whole, num_valid, num_gain, num_split_info, num_threshold,
+                                parallel)
             for i in range(n_numeric):
                 if num_valid[i]:
                     f = numeric_features[i]
@@ -281,7 +283,7 @@ def grow_nodes(X, y, X_full, distinct, distinct_ptr, numeric_features, numeric_i
         for p in range(rows.shape[0]):
             branch_of_row[rows[p]] = route[p, 0]
         split = _split_columns(values, classes, col_weights, row_ids, branch_of_row, known,
-                               share, ptr)
+                               share, ptr, parallel)
         ids = np.empty(k, dtype=np.int64)
         for j in range(k):
             take = positions_out[ptr[j]:ptr[j + 1]]
@@ -309,3 +311,36 @@ def push(frontier, node, values, classes, weights, row_ids):
     stack_classes.append(classes[:, :])
     stack_weights.append(weights[:, :])
     stack_row_ids.append(row_ids[:, :])
+
+
+@njit(cache=True)
+def largest_entry(frontier):
+    """(index, rows) of the frontier entry with the most column entries."""
+    stack_values = frontier[1]
+    best, best_size = -1, -1
+    for i in range(len(stack_values)):
+        size = stack_values[i].shape[1]
+        if size > best_size:
+            best, best_size = i, size
+    return best, best_size
+
+
+@njit(cache=True)
+def move_to_top(frontier, i):
+    """Swap entry ``i`` of every frontier list with the last one (expanded next)."""
+    ids, values, classes, weights, row_ids = frontier
+    last = len(ids) - 1
+    ids[i], ids[last] = ids[last], ids[i]
+    values[i], values[last] = values[last], values[i]
+    classes[i], classes[last] = classes[last], classes[i]
+    weights[i], weights[last] = weights[last], weights[i]
+    row_ids[i], row_ids[last] = row_ids[last], row_ids[i]
+
+
+@njit(cache=True)
+def entry_sizes(frontier):
+    stack_values = frontier[1]
+    out = np.empty(len(stack_values), dtype=np.int64)
+    for i in range(len(stack_values)):
+        out[i] = stack_values[i].shape[1]
+    return out

@@ -167,3 +167,52 @@ def flatten(nodes, root, n_classes, n_values):
             category_ptr[i + 1] = start + n_values[feature[node]]
     return (out_kind, out_feature, out_threshold, child_ptr, child_ids, missing_branch,
             category_ptr, category_branch, value, impurity, n_samples, node_weight, out_empty)
+
+
+@njit(cache=True)
+def detach(nodes, frontier, take, task_nodes, task_frontier):
+    """Copy the frontier entries ``take`` (and their nodes) into an empty store and frontier
+    of their own, so that another thread can grow them; returns each copied node's id in
+    ``nodes`` (the task's node i is ``nodes``' node ``origin[i]``)."""
+    origin = np.empty(take.shape[0], dtype=np.int64)
+    empty, depth, tables, rows, weights = nodes[7], nodes[8], nodes[9], nodes[10], nodes[11]
+    for t in range(take.shape[0]):
+        i = take[t]
+        node = frontier[0][i]
+        origin[t] = node
+        add_node(task_nodes, rows[node], weights[node], tables[node], depth[node])
+        task_nodes[7][t] = empty[node]
+        task_frontier[0].append(t)
+        task_frontier[1].append(frontier[1][i])
+        task_frontier[2].append(frontier[2][i])
+        task_frontier[3].append(frontier[3][i])
+        task_frontier[4].append(frontier[4][i])
+    return origin
+
+
+@njit(cache=True)
+def attach(nodes, task_nodes, origin):
+    """Bring a grown task store back: its first ``len(origin)`` nodes are ``nodes``' nodes
+    ``origin``, the rest are appended (children renumbered)."""
+    (kind, feature, threshold, category, first_child, n_branches, children, empty, _,
+     _, _, _) = nodes
+    (t_kind, t_feature, t_threshold, t_category, t_first_child, t_n_branches, t_children,
+     t_empty, t_depth, t_tables, t_rows, t_weights) = task_nodes
+    k = origin.shape[0]
+    n_task = len(t_kind)
+    new_id = np.empty(n_task, dtype=np.int64)
+    base = len(kind)
+    for local in range(n_task):
+        new_id[local] = origin[local] if local < k else base + local - k
+    for local in range(n_task):
+        if local >= k:
+            add_node(nodes, t_rows[local], t_weights[local], t_tables[local], t_depth[local])
+        target = new_id[local]
+        kind[target], feature[target] = t_kind[local], t_feature[local]
+        threshold[target], category[target] = t_threshold[local], t_category[local]
+        empty[target] = t_empty[local]
+        n_branches[target] = t_n_branches[local]
+        if t_n_branches[local] > 0:
+            first_child[target] = len(children)
+            for j in range(t_n_branches[local]):
+                children.append(new_id[t_children[t_first_child[local] + j]])

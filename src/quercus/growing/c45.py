@@ -8,16 +8,18 @@ reduced-error pruning (``store_to_nodes``), which are Python."""
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+import numba
 import numpy as np
-
 from numba import types
 from numba.typed import List
 
-from .._kernels.c45 import SortedColumns, split_rows
-from .._kernels.c45_grow import grow_nodes, push
-from .._kernels.c45_store import add_node, flatten
+from .._kernels.c45 import PARALLEL_MIN_WORK, SortedColumns, split_rows
+from .._kernels.c45_grow import entry_sizes, grow_nodes, largest_entry, move_to_top, push
+from .._kernels.c45_store import add_node, attach, detach, flatten
 from ..splitting.c45 import AttributeInfo
 from ..splitting.c45_binary import binary_category_map
 from ..tree import CATEGORICAL, LEAF, NUMERIC, Tree, TreeRecorder
@@ -115,11 +117,42 @@ def _distinct_values(X, X_full, columns, numeric_features):
 GROW_BUDGET = 256  # nodes expanded between progress reports
 
 
+class _Progress:
+    """Adds up the weight settled in leaves and reports its share (thread safe)."""
+
+    def __init__(self, callback, total_weight: float):
+        self.callback, self.total, self.settled = callback, total_weight, 0.0
+        self.lock = threading.Lock()
+
+    def add(self, settled: float) -> None:
+        if self.callback is None:
+            return
+        with self.lock:
+            self.settled += settled
+            share = min(self.settled / self.total, 1.0) if self.total > 0 else 1.0
+            self.callback(share)
+
+
+def _balanced_groups(sizes: np.ndarray, n_groups: int) -> list[np.ndarray]:
+    """Frontier entries in ``n_groups`` groups of similar total size (largest first, each
+    to the lightest group)."""
+    loads = [0] * n_groups
+    groups: list[list[int]] = [[] for _ in range(n_groups)]
+    for i in np.argsort(-sizes, kind="stable"):
+        g = loads.index(min(loads))
+        groups[g].append(int(i))
+        loads[g] += int(sizes[i])
+    return [np.array(g, dtype=np.int64) for g in groups if g]
+
+
 def grow_c45(X, y, weights, X_full, info: AttributeInfo, *, max_depth=None,
              binary_categorical=False, progress=None):
-    """Grow the unpruned tree (spec steps 7-23) depth first; returns the node store, whose
-    node 0 is the root.
+    """Grow the unpruned tree (spec steps 7-23); returns the node store, whose node 0 is
+    the root.
 
+    Nodes big enough are expanded one at a time, each scanned and split on every thread;
+    then the subtrees of the remaining frontier grow in parallel, one group per thread
+    (a node's expansion depends only on its own rows, so the order changes nothing).
     ``binary_categorical``: categorical features split ``value`` against the rest (J48 -B)
     instead of one branch per category. ``progress``, if given, is called with the share of
     the training weight that has settled in leaves.
@@ -139,20 +172,49 @@ def grow_c45(X, y, weights, X_full, info: AttributeInfo, *, max_depth=None,
     add_node(nodes, rows, weights.copy(), root_table, 0)
     nodes[7][0] = False  # the root is never an empty leaf
     push(frontier, 0, columns.values, columns.classes, columns.weights, columns.positions)
-    total_weight = float(root_table.sum())
-    settled = 0.0
+    reporter = _Progress(progress, float(root_table.sum()))
     budget = GROW_BUDGET if progress is not None else np.iinfo(np.int64).max
     widest = max(2, int(n_values.max(initial=0)))
-    branch_of_row = np.empty(X.shape[0], dtype=np.int8 if widest < 127 else np.int64)
-    while len(frontier[0]):
-        settled += grow_nodes(
+    scratch_type = np.int8 if widest < 127 else np.int64
+
+    def expand(store, front, n_nodes, parallel):
+        """Expand up to n_nodes frontier nodes; returns False once the frontier is empty."""
+        settled = grow_nodes(
             X, y, X_full, distinct, distinct_ptr, numeric_features, numeric_index,
-            nominal_features, n_values, info.n_classes, float(info.min_leaf), info.n_all_rows,
-            info.multi_valued, info.xlogx_of_int, info.all_weights_whole,
-            -1 if max_depth is None else int(max_depth), binary_categorical, nodes, frontier,
-            branch_of_row, budget)
-        if progress is not None:
-            progress(min(settled / total_weight, 1.0) if total_weight > 0 else 1.0)
+            nominal_features, n_values, info.n_classes, float(info.min_leaf),
+            info.n_all_rows, info.multi_valued, info.xlogx_of_int, info.all_weights_whole,
+            -1 if max_depth is None else int(max_depth), binary_categorical, store, front,
+            np.empty(X.shape[0], dtype=scratch_type), n_nodes, parallel)
+        reporter.add(settled)
+        return len(front[0]) > 0
+
+    n_threads = numba.get_num_threads()
+    work_per_row = max(numeric_features.size, 1)
+    while n_threads > 1 and len(frontier[0]):
+        i, size = largest_entry(frontier)
+        if size * work_per_row < PARALLEL_MIN_WORK:
+            break
+        move_to_top(frontier, i)
+        expand(nodes, frontier, 1, True)
+    if n_threads == 1:
+        while expand(nodes, frontier, budget, False):
+            pass
+    elif len(frontier[0]):
+        tasks = []
+        for take in _balanced_groups(entry_sizes(frontier), n_threads):
+            task_nodes, task_frontier = new_store(), new_frontier()
+            origin = detach(nodes, frontier, take, task_nodes, task_frontier)
+            tasks.append((task_nodes, task_frontier, origin))
+        frontier = None
+
+        def run(task):
+            while expand(task[0], task[1], budget, False):
+                pass
+
+        with ThreadPoolExecutor(max_workers=len(tasks)) as pool:
+            list(pool.map(run, tasks))
+        for task_nodes, _, origin in tasks:
+            attach(nodes, task_nodes, origin)
     return nodes
 
 
