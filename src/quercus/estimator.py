@@ -360,6 +360,14 @@ class DecisionTreeClassifier:
 
         return to_source(self, language, function_name, **options)
 
+    def explain(self, X) -> list:
+        """For every row, the path to its leaf (each test with the row's value) and the
+        leaf's class counts: a list of ``quercus.explain.Explanation``, printable with
+        ``str()`` (see ``quercus.explain.explain``)."""
+        from .explain import explain
+
+        return explain(self, X)
+
     # -- model files -----------------------------------------------------------------------
     def save(self, path) -> None:
         """Write the fitted model to a JSON file (atomically)."""

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+
+import numpy as np
 
 from .conditions import Condition, format_percent, format_value, format_weight, node_summaries, walk
 
-__all__ = ["Rule", "rules_to_text", "simplify", "tree_to_rules"]
+__all__ = ["Rule", "rules_to_dict", "rules_to_json", "rules_to_text", "simplify",
+           "tree_to_rules"]
 
 
 @dataclass(frozen=True)
@@ -106,3 +110,36 @@ def tree_to_rules(model) -> list[Rule]:
 def rules_to_text(model) -> str:
     """The rules of a fitted model, one per line (none for empty leaves)."""
     return "\n".join(str(rule) for rule in tree_to_rules(model))
+
+
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def rules_to_dict(model) -> dict:
+    """The rules of a fitted model as a JSON-ready document for programs.
+
+    ``{"format": "quercus-rules", "format_version": 1, "kind": "tree", "target", "classes",
+    "default_class": null, "rules": [...], "schema"}``; each rule is ``{"conditions":
+    [{"feature", "op", "value"}, ...], "class", "coverage", "accuracy", "leaf"}`` where
+    coverage is the rule's support (training rows, or C4.5 training weight, at its leaf)
+    and accuracy the share of its class there. A tree's rules have no default class: a row
+    matching none (a missing value, an empty leaf) is left to the tree. Conditions are
+    written by ``quercus.export.rule_match.condition_to_json``.
+    """
+    from .rule_match import condition_to_json
+
+    model._check_fitted()
+    return {"format": "quercus-rules", "format_version": 1, "kind": "tree",
+            "target": model.schema_.target or "class",
+            "classes": [_plain(c) for c in model.classes_], "default_class": None,
+            "rules": [{"conditions": [condition_to_json(c) for c in rule.conditions],
+                       "class": _plain(rule.label), "coverage": _plain(rule.support),
+                       "accuracy": float(rule.accuracy), "leaf": int(rule.leaf)}
+                      for rule in tree_to_rules(model)],
+            "schema": model.schema_.to_json()}
+
+
+def rules_to_json(model) -> str:
+    """``rules_to_dict`` as indented JSON text (ending with a newline)."""
+    return json.dumps(rules_to_dict(model), indent=1, allow_nan=False) + "\n"
