@@ -47,7 +47,7 @@ SEED000_Y = [0, 1, 2, 0, 1, 2, 0, 1]
 
 
 def test_names_and_unknown_name() -> None:
-    assert datasets.names() == ["flowers", "iris", "play_tennis", "seed000", "xor"]
+    assert datasets.names() == ["flowers", "iris", "play_tennis", "seed000", "xor", "yinyang"]
     with pytest.raises(DataError) as exc:
         datasets.load("wine")
     assert "'wine'" in str(exc.value) and "iris, play_tennis, seed000, xor" in str(exc.value)

@@ -9,12 +9,18 @@ xor        7      Esmeir & Markovitch's xor example; ``A1``..``A4`` categorical,
 seed000    8      the 8 x 4 numeric demo of seed 000; ``x0``..``x3``, integer ``y``
 flowers    8      seed 001's flowers: ``flower_type``, ``colour``, ``thorns``,
                   ``fragrance`` (categorical), ``flower``
+yinyang    400    points of the unit disk shaped as the yin-yang symbol; ``x``,
+                  ``y`` (numeric), ``class`` (``yin`` / ``yang``)
 ========== ====== ============================================================
 
 ``flowers`` was written for Quercus to fit seed 001's story (one Alpine Gentian, one Silver
 Thistle, one Edelweiss, two roses, two tulips, one narcissus): the class-interval tree first
 separates the Alpine Gentian by its blue colour, then the composite flowers (Silver Thistle
 and Edelweiss), which thorns tell apart.
+
+``yinyang`` is written by ``tools/make_yinyang.py`` (fixed seed; see its docstring for the
+shape): two classes meeting along an S-shaped curve, to show the axis-parallel boundaries of
+a tree (seed 002's Ying-Yang figure; ``quercus plot``).
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ _DATASETS: dict[str, _Entry] = {
     "xor": _Entry("xor.csv", "label", ("A1", "A2", "A3", "A4")),
     "seed000": _Entry("seed000.csv", "y"),
     "flowers": _Entry("flowers.csv", "flower"),
+    "yinyang": _Entry("yinyang.csv", "class"),
 }
 
 
