@@ -409,7 +409,7 @@ MISTAKES = {
     "j48 format of a cart model": ["show", "iris.json", "--format", "j48"],
     "id3 format of a cart model": ["show", "tennis.json", "--format", "id3"],
     "id3 format of a c45 model": ["show", "weather_c45.json", "--format", "id3"],
-    "unknown show format": ["show", "weather_c45.json", "--format", "dot"],
+    "unknown show format": ["show", "weather_c45.json", "--format", "gif"],
 }
 
 

@@ -131,9 +131,27 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _explanations(args: argparse.Namespace, model, data) -> str:
+    """``predict --explain``: every row's prediction and path, as text or JSON."""
+    import json
+
+    try:
+        explanations = model.explain(data.X)
+    except DataError as error:
+        raise DataError(f"{args.data}: {error}") from error
+    if args.format == "json":
+        return json.dumps([e.to_dict() for e in explanations], indent=1) + "\n"
+    return "".join(f"{e}\n\n" for e in explanations)
+
+
 def cmd_predict(args: argparse.Namespace) -> int:
     model = load_model(args.model)
+    if args.format is not None and not args.explain:
+        raise QuercusError("--format is used only with --explain (predictions are CSV)")
     data = _read(args.data, schema=model.schema_)
+    if args.explain:
+        _emit(_explanations(args, model, data), args.out, "Explanations")
+        return 0
     try:
         predicted = model.predict(data.X)
         if model.algorithm == "interval":  # rows that fit no branch
@@ -161,23 +179,106 @@ SHOW_FORMATS = {
     "j48": (tree_to_j48, "c45", "C4.5"),
     "id3": (tree_to_id3, "id3", "ID3"),
     "xml": (tree_to_xml, "interval", "class-interval"),
+    "dot": (lambda model: _dot().tree_to_dot(model), None, None),
 }
+PICTURE_FORMATS = ("svg", "png")  # drawn by Graphviz's dot; png needs --out
+
+
+def _dot():
+    from .export import dot
+
+    return dot
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     model = load_model(args.model)
+    if args.format in PICTURE_FORMATS:
+        if args.format == "png" and args.out is None:
+            raise QuercusError("--format png writes a binary image; give --out FILE")
+        picture = _dot().render_dot(_dot().tree_to_dot(model), args.format)
+        if args.out is None:
+            sys.stdout.write(picture.decode("utf-8"))
+        else:
+            write_atomically(args.out, lambda handle: handle.buffer.write(picture))
+            print(f"{args.format.upper()} picture written to {args.out}")
+        return 0
     printer, needed, name = SHOW_FORMATS[args.format]
     if needed is not None and model.algorithm != needed:
         raise QuercusError(f"--format {args.format} prints {name} trees only; {args.model} "
                            f"was trained with algorithm {model.algorithm!r} "
                            "(use --format text)")
     text = printer(model)
-    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    text = text if text.endswith("\n") else text + "\n"
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        write_atomically(args.out, lambda handle: handle.write(text))
+        print(f"Tree ({args.format}) written to {args.out}")
+    return 0
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    from .plotting import save_decision_surface
+
+    model = load_model(args.model)
+    data = _read(args.data, schema=model.schema_)
+    save_decision_surface(model, data.X, data.y, args.features, args.out,
+                          resolution=args.resolution)
+    print(f"Decision surface written to {args.out}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .report import write_report
+
+    model = load_model(args.model)
+    X = y = None
+    if args.data is not None:
+        data = _read(args.data, schema=model.schema_)
+        if data.y is None:
+            raise DataError(f"{args.data}: no class column {model.schema_.target!r}; the "
+                            "report's accuracy needs labelled rows")
+        X, y = data.X, data.y
+    write_report(args.out, model, X, y, title=f"Quercus: {Path(args.model).name}",
+                 data_name=Path(args.data).name if args.data else "")
+    print(f"Report written to {args.out}")
+    return 0
+
+
+EXPORT_FORMATS = (*LANGUAGES, "onnx", "pmml")
+
+
+def _export_model(args: argparse.Namespace, model) -> int:
+    """``export --format onnx|pmml``: a model file for other runtimes."""
+    if args.ranges is not None:
+        raise QuercusError(f"--ranges applies to --format python|c, not {args.format}")
+    if args.format == "pmml":
+        from .export.pmml import to_pmml
+
+        text = to_pmml(model)
+        if args.out is None:
+            sys.stdout.write(text)
+            return 0
+        write_atomically(args.out, lambda handle: handle.write(text))
+        print(f"PMML written to {args.out}")
+        return 0
+    if args.out is None:
+        raise QuercusError("--format onnx writes a binary file: give --out FILE")
+    from .export.onnx import to_onnx
+
+    try:
+        data = to_onnx(model, max_nodes=args.max_nodes).SerializeToString()
+    except ImportError as error:
+        raise QuercusError(str(error)) from None
+    write_atomically(args.out, lambda handle: handle.buffer.write(data))
+    print(f"ONNX model written to {args.out}")
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     model = load_model(args.model)
+    if args.format not in LANGUAGES:
+        return _export_model(args, model)
     training = None
     if args.ranges is not None:
         training = _read(args.ranges, schema=model.schema_).X
@@ -192,8 +293,48 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _emit(text: str, out: str | None, what: str) -> None:
+    """Print ``text`` or write it atomically to ``out``."""
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        write_atomically(out, lambda handle: handle.write(text))
+        print(f"{what} written to {out}")
+
+
+def _simplified_rules(args: argparse.Namespace, model) -> str:
+    from .export.rule_sets import simplify_rules
+
+    if args.data is None:
+        raise QuercusError("--simplify needs the training data (the model file does not "
+                           "store it): add --data TRAIN.csv or --data TRAIN.arff")
+    data = _read(args.data, schema=model.schema_)
+    if data.y is None:
+        raise DataError(f"{args.data}: no class column '{model.schema_.target}'; --simplify "
+                        "needs the training rows with their classes")
+    try:
+        rule_set = simplify_rules(model, data.X, data.y, confidence=args.confidence)
+        if args.format == "json":
+            return rule_set.to_json()
+        score = rule_set.score(data.X, data.y)
+    except DataError as error:
+        raise DataError(f"{args.data}: {error}") from error
+    return (f"{rule_set}\n\n{len(rule_set.rules)} rules, {rule_set.n_conditions} conditions; "
+            f"training accuracy {score:.4f} on {rule_set.n_rows} rows\n")
+
+
 def cmd_rules(args: argparse.Namespace) -> int:
-    print(rules_to_text(load_model(args.model)))
+    from .export.rules import rules_to_json
+
+    model = load_model(args.model)
+    if args.simplify:
+        text = _simplified_rules(args, model)
+    else:
+        for option, value in (("--data", args.data), ("--confidence", args.confidence)):
+            if value is not None:
+                raise QuercusError(f"{option} is used only with --simplify")
+        text = rules_to_json(model) if args.format == "json" else rules_to_text(model) + "\n"
+    _emit(text, args.out, "Rules")
     return 0
 
 
@@ -315,32 +456,95 @@ def build_parser() -> argparse.ArgumentParser:
     predict.add_argument("--proba", action="store_true",
                          help="add a proba_<class> column per class")
     predict.add_argument("--out", metavar="FILE", help="write CSV here (default: stdout)")
+    predict.add_argument("--explain", action="store_true",
+                         help="instead of CSV, print each row's prediction and its path "
+                              "through the tree: every test with the row's value, and the "
+                              "leaf's class counts")
+    predict.add_argument("--format", choices=["text", "json"], default=None,
+                         help="with --explain: text (default) or JSON")
     predict.set_defaults(func=cmd_predict)
 
     show = commands.add_parser("show", help="print a model's tree",
                                description="Print the tree of a model file as text, or as "
                                            "Weka's J48 or Id3 prints it.")
     show.add_argument("model", metavar="MODEL", help="model file (JSON)")
-    show.add_argument("--format", choices=list(SHOW_FORMATS), default="text",
+    show.add_argument("--format", choices=[*SHOW_FORMATS, *PICTURE_FORMATS], default="text",
                       help="text: Quercus's tree (default); j48: as Weka's J48 prints a C4.5 "
-                           "tree; id3: as Weka's Id3 prints an ID3 tree")
+                           "tree; id3: as Weka's Id3 prints an ID3 tree; xml: seed 001's "
+                           "XML (class-interval trees); dot: a Graphviz graph; svg, png: "
+                           "that graph drawn by Graphviz's dot program (png needs --out)")
+    show.add_argument("--out", metavar="FILE",
+                      help="write to FILE (atomically) instead of stdout")
     show.set_defaults(func=cmd_show)
 
-    rules = commands.add_parser("rules", help="print a model's IF-THEN rules",
-                                description="Print one IF-THEN rule per leaf of a model file.")
+    plot = commands.add_parser(
+        "plot", help="draw the decision surface over two features",
+        description="Draw the class a model predicts over a grid of two numeric features, "
+                    "with the rows of DATA coloured by class (needs matplotlib: pip install "
+                    "'quercus[plot]'). Other features are held at their median (numeric) or "
+                    "most frequent category in DATA.")
+    plot.add_argument("model", metavar="MODEL", help="model file (JSON)")
+    plot.add_argument("data", metavar="DATA", help="rows to draw, e.g. the training data "
+                                                   "(.csv or .arff); they also set the range")
+    plot.add_argument("--features", nargs=2, metavar=("X", "Y"),
+                      help="the horizontal and vertical features (default: the model's two "
+                           "features, when it has two)")
+    plot.add_argument("--out", required=True, metavar="FILE",
+                      help="picture to write: .png, .svg or .pdf")
+    plot.add_argument("--resolution", type=int, default=300, metavar="N",
+                      help="grid points along each axis (default: 300)")
+    plot.set_defaults(func=cmd_plot)
+
+    report = commands.add_parser(
+        "report", help="write a self-contained HTML report of a model",
+        description="Write one HTML page (no network needed) with the interactive tree, the "
+                    "rules, the feature importances and, with DATA, the accuracy and "
+                    "confusion matrix on DATA.")
+    report.add_argument("model", metavar="MODEL", help="model file (JSON)")
+    report.add_argument("data", metavar="DATA", nargs="?",
+                        help="labelled rows to evaluate on (.csv or .arff), optional")
+    report.add_argument("--out", required=True, metavar="FILE", help="HTML file to write")
+    report.set_defaults(func=cmd_report)
+
+    rules = commands.add_parser(
+        "rules", help="print a model's IF-THEN rules",
+        description="Print one IF-THEN rule per leaf of a model file, with its support and "
+                    "accuracy on the training data; or, with --simplify, a C4.5rules-style "
+                    "rule set (generalised rules, ordered, with a default class; see "
+                    "docs/rules.md).")
     rules.add_argument("model", metavar="MODEL", help="model file (JSON)")
+    rules.add_argument("--simplify", action="store_true",
+                       help="generalise the rules on the training data (--data), select and "
+                            "order them and choose a default class")
+    rules.add_argument("--data", metavar="TRAIN",
+                       help="with --simplify: the training data (.csv or .arff, with the "
+                            "class column)")
+    rules.add_argument("--confidence", type=_confidence, default=None, metavar="X",
+                       help="with --simplify: confidence factor of the pessimistic error "
+                            "rate, in (0, 1) (default: the model's, 0.25 unless set)")
+    rules.add_argument("--format", choices=["text", "json"], default="text",
+                       help="text (default) or a JSON document for programs")
+    rules.add_argument("--out", metavar="FILE",
+                       help="write to FILE (atomically) instead of stdout")
     rules.set_defaults(func=cmd_rules)
 
     export = commands.add_parser(
-        "export", help="write a model as Python or C source code",
+        "export", help="write a model as Python or C source code, ONNX or PMML",
         description="Write a model file as a standalone function of nested if/else: Python "
                     "(predict(row) on raw values, predict_proba(row)) or C (int "
                     "predict(const double *row) on the encoded row, predict_proba). Invalid "
-                    "input raises ValueError (Python) or makes predict return -2 (C).")
+                    "input raises ValueError (Python) or makes predict return -2 (C). Or as "
+                    "an ONNX TreeEnsembleClassifier (input: the encoded rows as doubles) or a "
+                    "PMML 4.4 TreeModel; see docs/export.md.")
     export.add_argument("model", metavar="MODEL", help="model file (JSON)")
-    export.add_argument("--format", choices=list(LANGUAGES), default="python",
-                        help="language of the code (default: python)")
-    export.add_argument("--out", metavar="FILE", help="write the code here (default: stdout)")
+    export.add_argument("--format", choices=list(EXPORT_FORMATS), default="python",
+                        help="python or c source code (default: python), onnx or pmml")
+    export.add_argument("--out", metavar="FILE",
+                        help="write the result here (default: stdout; onnx needs --out)")
+    export.add_argument("--max-nodes", type=int, default=2_000_000, metavar="N",
+                        help="onnx: refuse a C4.5 tree whose exact ONNX form (one ONNX tree "
+                             "per weighted missing-value path) needs more than N nodes "
+                             "(default: 2000000)")
     export.add_argument("--function-name", default="predict", metavar="NAME",
                         help="name of the predict function; the probabilities function is "
                              "NAME_proba (default: predict)")
