@@ -96,3 +96,16 @@ def test_c45_tree_does_not_depend_on_the_thread_count(options):
     assert np.array_equal(one.threshold, many.threshold, equal_nan=True)
     assert np.array_equal(one.value, many.value)
     assert np.array_equal(one.weighted_n_node_samples, many.weighted_n_node_samples)
+
+
+def test_c45_reports_progress_up_to_the_whole_weight():
+    from quercus import DecisionTreeClassifier
+
+    X, y = _mixed_data(12_000, 6)
+    shares = []
+    DecisionTreeClassifier(algorithm="c45", categorical_features=[6, 7],
+                           pruning=False).fit(X, y, progress=shares.append)
+    assert len(shares) > 2
+    assert all(0.0 <= s <= 1.0 for s in shares)
+    assert shares == sorted(shares)
+    assert shares[-1] == pytest.approx(1.0)

@@ -114,7 +114,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     data = _read(args.data, args.target, categorical=args.categorical)
     model = _estimator(args)
     start = time.perf_counter()
-    bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None  # CART reports progress
+    bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     try:
         model.fit(data.X, data.y, progress=bar)
     finally:
