@@ -110,11 +110,20 @@ def check_fill(fill: str, base: str, value, n_classes: int) -> None:
         assert strength > 0.84
 
 
+def _known_against_missing(tree, node: int) -> bool:
+    """A CART categorical split sending every category one way, missing values the other."""
+    cmap = tree.category_map(node)
+    return tree.children(node).size == 2 and np.all(cmap == 1 - tree.missing_branch[node])
+
+
 def check_test(model, node: int, test: str) -> None:
     tree, spec = model.tree_, model.schema_.features[int(model.tree_.feature[node])]
     name, kind = spec.name, tree.kind[node]
     if kind == NUMERIC and np.isposinf(tree.threshold[node]):  # CART: missing vs known
         assert tree.missing_branch[node] == 1 and test == f"{name} is not missing"
+    elif kind == CATEGORICAL and _known_against_missing(tree, node):
+        route = tree.missing_branch[node]
+        assert test == f"{name} is {'not missing' if route == 1 else 'missing'}"
     elif kind == NUMERIC:
         assert test.startswith(f"{name} <= ")
         assert close(test[len(name) + 4:], tree.threshold[node])
@@ -147,6 +156,10 @@ def check_edge(model, parent: int, branch: int, label: str) -> None:
     if kind == NUMERIC and np.isposinf(tree.threshold[parent]):
         assert route == 1 and notes == []
         assert condition == f"{name} is {'not missing' if branch == 0 else 'missing'}"
+        return
+    if kind == CATEGORICAL and _known_against_missing(tree, parent):
+        assert notes == []
+        assert condition == f"{name} is {'missing' if branch == route else 'not missing'}"
         return
     if kind == NUMERIC:
         assert condition.startswith(f"{name} {'<=' if branch == 0 else '>'} ")

@@ -140,8 +140,9 @@ def branch_conditions(tree: Tree, node: int, schema) -> list[tuple[int, Conditio
     categories. Missing-value routing (``tree.missing_branch``) is not shown: a CART node
     sends missing values down one learned branch, and a C4.5 node (``missing_branch == -1``)
     sends them down every branch with fractional weight, so no single branch holds them.
-    The one exception is a CART numeric threshold of +inf, which means "known values left,
-    missing values right".
+    The exceptions are CART splits of known against missing values: a numeric threshold of
+    +inf ("known values left, missing values right") and a categorical split that sends
+    every known category one way (``not missing`` / ``missing``).
     """
     children = [int(c) for c in tree.children(node)]
     if not children:
@@ -159,10 +160,17 @@ def branch_conditions(tree: Tree, node: int, schema) -> list[tuple[int, Conditio
     if tree.kind[node] == CATEGORICAL:
         values = spec.codebook.values
         cmap = tree.category_map(node)
+        chosen_per_branch = [tuple(values[code] for code in range(min(len(values), len(cmap)))
+                                   if cmap[code] == branch) for branch in range(len(children))]
+        missing = int(tree.missing_branch[node])
+        if len(children) == 2 and 0 <= missing < 2 and not chosen_per_branch[missing]:
+            # every known category one way, only missing values the other (CART)
+            known = 1 - missing
+            return sorted([(children[known], Condition(name, "not missing")),
+                           (children[missing], Condition(name, "missing"))],
+                          key=lambda pair: children.index(pair[0]))
         out = []
-        for branch, child in enumerate(children):
-            chosen = tuple(values[code] for code in range(min(len(values), len(cmap)))
-                           if cmap[code] == branch)
+        for child, chosen in zip(children, chosen_per_branch):
             if len(chosen) == 1:
                 out.append((child, Condition(name, "=", chosen[0])))
             else:
