@@ -344,3 +344,24 @@ def entry_sizes(frontier):
     for i in range(len(stack_values)):
         out[i] = stack_values[i].shape[1]
     return out
+
+
+@njit(cache=True)
+def grow_largest_first(X, y, X_full, distinct, distinct_ptr, numeric_features, numeric_index,
+                       nominal_features, n_values, n_classes, min_leaf, n_all_rows,
+                       multi_valued, xlogx_of_int, all_weights_whole, max_depth,
+                       binary_nominal, nodes, frontier, branch_of_row, min_work):
+    """Expand the frontier's largest node, scanned and split on every thread, while one
+    holds at least ``min_work`` column entries; returns the weight settled in leaves."""
+    settled = 0.0
+    while len(frontier[0]) > 0:
+        i, size = largest_entry(frontier)
+        if size * max(numeric_features.shape[0], 1) < min_work:
+            break
+        move_to_top(frontier, i)
+        settled += grow_nodes(X, y, X_full, distinct, distinct_ptr, numeric_features,
+                              numeric_index, nominal_features, n_values, n_classes, min_leaf,
+                              n_all_rows, multi_valued, xlogx_of_int, all_weights_whole,
+                              max_depth, binary_nominal, nodes, frontier, branch_of_row, 1,
+                              True)
+    return settled

@@ -18,7 +18,7 @@ from numba import types
 from numba.typed import List
 
 from .._kernels.c45 import PARALLEL_MIN_WORK, SortedColumns, split_rows
-from .._kernels.c45_grow import entry_sizes, grow_nodes, largest_entry, move_to_top, push
+from .._kernels.c45_grow import entry_sizes, grow_largest_first, grow_nodes, push
 from .._kernels.c45_store import add_node, attach, detach, flatten
 from ..splitting.c45 import AttributeInfo
 from ..splitting.c45_binary import binary_category_map
@@ -177,25 +177,21 @@ def grow_c45(X, y, weights, X_full, info: AttributeInfo, *, max_depth=None,
     widest = max(2, int(n_values.max(initial=0)))
     scratch_type = np.int8 if widest < 127 else np.int64
 
+    def arguments(store, front):
+        return (X, y, X_full, distinct, distinct_ptr, numeric_features, numeric_index,
+                nominal_features, n_values, info.n_classes, float(info.min_leaf),
+                info.n_all_rows, info.multi_valued, info.xlogx_of_int, info.all_weights_whole,
+                -1 if max_depth is None else int(max_depth), binary_categorical, store, front,
+                np.empty(X.shape[0], dtype=scratch_type))
+
     def expand(store, front, n_nodes, parallel):
         """Expand up to n_nodes frontier nodes; returns False once the frontier is empty."""
-        settled = grow_nodes(
-            X, y, X_full, distinct, distinct_ptr, numeric_features, numeric_index,
-            nominal_features, n_values, info.n_classes, float(info.min_leaf),
-            info.n_all_rows, info.multi_valued, info.xlogx_of_int, info.all_weights_whole,
-            -1 if max_depth is None else int(max_depth), binary_categorical, store, front,
-            np.empty(X.shape[0], dtype=scratch_type), n_nodes, parallel)
-        reporter.add(settled)
+        reporter.add(grow_nodes(*arguments(store, front), n_nodes, parallel))
         return len(front[0]) > 0
 
     n_threads = numba.get_num_threads()
-    work_per_row = max(numeric_features.size, 1)
-    while n_threads > 1 and len(frontier[0]):
-        i, size = largest_entry(frontier)
-        if size * work_per_row < PARALLEL_MIN_WORK:
-            break
-        move_to_top(frontier, i)
-        expand(nodes, frontier, 1, True)
+    if n_threads > 1:
+        reporter.add(grow_largest_first(*arguments(nodes, frontier), PARALLEL_MIN_WORK))
     if n_threads == 1:
         while expand(nodes, frontier, budget, False):
             pass
