@@ -8,10 +8,18 @@ from numbers import Integral
 import numpy as np
 
 from . import params as P
+from . import validation as V
 from .data.schema import Schema, infer_schema
-from .errors import DataError, NotFittedError
+from .errors import DataError
 from .growing.builders import StoppingRules
-from .learners import CRITERIA, DEFAULT_CRITERION, DEFAULT_MIN_SAMPLES_LEAF, LEARNERS, Settings
+from .learners import (
+    CRITERIA,
+    DEFAULT_CRITERION,
+    DEFAULT_MIN_SAMPLES_LEAF,
+    LEARNERS,
+    Settings,
+    fit_cart_binned,
+)
 from .pruning.cost_complexity import PruningPath, pruning_path
 from .tree import LEAF, Tree
 
@@ -169,18 +177,26 @@ class DecisionTreeClassifier:
     def fit(self, X, y, sample_weight=None, progress=None) -> DecisionTreeClassifier:
         """Learn a tree from rows X (data frame, array or list of rows) and labels y.
 
-        ``progress`` (CART only) is called now and then with the share of the training rows
-        that have reached their leaf, from 0 to 1.
+        ``progress``, if given, is called now and then with the share of the work done, from
+        0 to 1, never decreasing and ending with 1.0; every algorithm reports it. It is the
+        share of the training rows that have reached their leaf (CART, ID3, C4.5, greedy
+        class-interval tree), or for the look-ahead class-interval tree the share of the
+        root's candidate splits searched. ``quercus train`` draws it as a bar on a terminal.
         """
         P.check_choice("algorithm", self.algorithm, list(LEARNERS))
         criterion = DEFAULT_CRITERION[self.algorithm] if self.criterion is None else self.criterion
         P.check_choice("criterion", criterion, CRITERIA[self.algorithm])
+        X = V.check_features(X, fitting=True)
+        y = V.check_target(y, type(self).__name__)
         schema = infer_schema(X, y, categorical_features=self.categorical_features)
         X_encoded = schema.encode(X)
         y_codes = schema.encode_labels(y)
         if X_encoded.shape[0] != y_codes.shape[0]:
             raise DataError(f"X has {X_encoded.shape[0]} rows but y has {y_codes.shape[0]}")
         weights = P.resolve_sample_weight(sample_weight, X_encoded.shape[0])
+        V.check_sample_weight(weights[y_codes >= 0])
+        if self.algorithm in ("cart", "interval"):  # a row of weight 0 is as good as absent
+            y_codes = np.where(weights > 0, y_codes, -1).astype(np.int32)
         known = y_codes >= 0  # rows whose label is missing are left out by the learners
         n_known = int(np.count_nonzero(known))
         if n_known == 0:
@@ -196,6 +212,30 @@ class DecisionTreeClassifier:
         self.tree_ = LEARNERS[self.algorithm](X_encoded, y_codes, weights, schema, n_classes,
                                               settings)
         self._set_fitted(schema, _has_names(X))
+        return self
+
+    def fit_binned(self, binned, y_codes, schema: Schema, binner,
+                   progress=None) -> DecisionTreeClassifier:
+        """Fit CART with ``splitter="hist"`` on rows binned beforehand (no sample weights).
+
+        ``binned`` (n_features, n_rows) is ``binner.transform`` of the encoded rows and
+        ``y_codes`` their class codes into ``schema.classes`` (rows with a missing class
+        left out). The tree is the one ``fit`` grows with ``splitter="hist"`` when its bins
+        get the same edges; ``quercus.data.csv_stream`` bins a CSV file this way as it reads.
+        """
+        if self.algorithm != "cart" or self.splitter not in ("hist", "auto"):
+            raise ValueError("fit_binned needs algorithm='cart' and splitter='hist'")
+        criterion = DEFAULT_CRITERION["cart"] if self.criterion is None else self.criterion
+        P.check_choice("criterion", criterion, CRITERIA["cart"])
+        y_codes = np.ascontiguousarray(y_codes, dtype=np.int32)
+        if y_codes.shape[0] == 0:
+            raise DataError("no training rows with a known class label")
+        weights = P.class_weight_factors(self.class_weight, y_codes, schema.classes.values)
+        settings = self._settings(y_codes.shape[0], weights, False, criterion)
+        settings.progress = progress
+        self.tree_ = fit_cart_binned(binned, binner, y_codes, weights, schema,
+                                     len(schema.classes), settings)
+        self._set_fitted(schema, True)
         return self
 
     def _settings(self, n_rows: int, weights: np.ndarray, weighted: bool,
@@ -275,41 +315,39 @@ class DecisionTreeClassifier:
     # -- prediction ------------------------------------------------------------------------
     def _check_fitted(self) -> Tree:
         if not hasattr(self, "tree_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
+            raise V.not_fitted_error(f"this {type(self).__name__} is not fitted yet; call "
+                                     f"fit first")
         return self.tree_
 
     def _encode(self, X) -> np.ndarray:
         self._check_fitted()
+        X = V.check_features(X, fitting=False)
+        V.check_n_features(X, self.n_features_in_, type(self).__name__)
         return self.schema_.encode(X)
 
     def apply(self, X) -> np.ndarray:
         """Id of the leaf that every row reaches."""
-        return self.tree_.apply(self._encode(X))
+        return self._check_fitted().apply(self._encode(X))
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities: the class shares of the training weight at each row's leaf
         (Laplace-corrected with ``laplace=True``); see ``Tree.predict_proba``."""
-        return self.tree_.predict_proba(self._encode(X), laplace=bool(self.laplace))
+        return self._check_fitted().predict_proba(self._encode(X), laplace=bool(self.laplace))
 
     def predict(self, X) -> np.ndarray:
         """The most probable class of every row (ties: the first class).
 
         A class-interval tree returns ``unclassified`` for a row that fits no branch.
         """
-        tree = self._check_fitted()
-        X_encoded = self._encode(X)
-        if np.any(tree.missing_branch == -1):  # C4.5: rows may end in several leaves
-            proba = tree.predict_proba(X_encoded)
-        else:  # every row ends in one leaf: look its class up
-            proba = tree.node_probabilities()[tree.apply(X_encoded)]
-        predicted = self.classes_[np.argmax(proba, axis=1)]
-        if self.algorithm == "interval":
-            lost = proba.sum(axis=1) == 0.0
-            if lost.any():
-                marker = self.unclassified_value_
-                if marker is None or not np.can_cast(np.asarray(marker).dtype, predicted.dtype):
-                    predicted = predicted.astype(object)
-                predicted[lost] = marker
+        codes = self._check_fitted().predict_codes(self._encode(X))
+        lost = codes < 0  # no class has any probability
+        has_lost = bool(lost.any())
+        predicted = self.classes_.take(np.where(lost, 0, codes) if has_lost else codes)
+        if self.algorithm == "interval" and has_lost:
+            marker = self.unclassified_value_
+            if marker is None or not np.can_cast(np.asarray(marker).dtype, predicted.dtype):
+                predicted = predicted.astype(object)
+            predicted[lost] = marker
         return predicted
 
     @property
@@ -330,7 +368,7 @@ class DecisionTreeClassifier:
         """Nodes visited by every row, as a scipy sparse CSR indicator matrix."""
         from scipy.sparse import csr_matrix
 
-        nodes, ptr = self.tree_.decision_paths(self._encode(X))
+        nodes, ptr = self._check_fitted().decision_paths(self._encode(X))
         data = np.ones(nodes.shape[0], dtype=np.int64)
         return csr_matrix((data, nodes, ptr), shape=(ptr.shape[0] - 1, self.tree_.n_nodes))
 

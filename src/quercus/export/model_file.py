@@ -18,7 +18,7 @@ from typing import TextIO
 import numpy as np
 
 from ..errors import ModelFileError
-from ..tree import CATEGORICAL, LEAF, Tree
+from ..tree import CATEGORICAL, INTERVAL, LEAF, NUMERIC, Tree
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "load_model", "save_model", "write_atomically"]
 
@@ -196,6 +196,9 @@ def load_model(path):
     except (UnicodeDecodeError, ValueError) as error:  # JSONDecodeError is a ValueError
         raise ModelFileError(f"{path} is not a Quercus model file (invalid JSON: "
                              f"{_one_line(error)})") from error
+    except RecursionError:
+        raise ModelFileError(f"{path} is not a Quercus model file (JSON nested too deeply)") \
+            from None
     return model_from_dict(document, path)
 
 
@@ -206,10 +209,7 @@ def model_from_dict(document, path="<model>"):
 
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise ModelFileError(f"{path} is not a Quercus model file (no \"format\": \"{FORMAT}\")")
-    version = document.get("format_version")
-    if version != FORMAT_VERSION:
-        raise ModelFileError(f"{path} has model format version {version!r}; this version of "
-                             f"Quercus reads version {FORMAT_VERSION}")
+    _check_format_version(document, path)
     if document.get("estimator") != ESTIMATOR:
         raise ModelFileError(f"{path} holds an unknown estimator {document.get('estimator')!r}")
     for key in ("params", "schema", "has_feature_names", "tree"):
@@ -218,6 +218,7 @@ def model_from_dict(document, path="<model>"):
     try:
         params = {str(k): _param_from_json(v) for k, v in dict(document["params"]).items()}
         model = DecisionTreeClassifier(**params)
+        _check_params(model)
     except (TypeError, ValueError) as error:
         raise ModelFileError(f"{path} has bad estimator parameters: {_one_line(error)}") \
             from error
@@ -226,16 +227,65 @@ def model_from_dict(document, path="<model>"):
     except Exception as error:  # any malformed schema document
         raise ModelFileError(f"{path} has a bad schema: {_one_line(error)}") from error
     try:
-        raw = _with_empty_flags(dict(document["tree"]))
+        raw = _with_later_arrays(dict(document["tree"]))
+        _check_integers(raw)
         tree_dict = {k: _floats_from_json(v) if k != "n_classes" else v for k, v in raw.items()}
         tree = Tree.from_dict(tree_dict)
         _check_against_schema(tree, schema)
     except (KeyError, IndexError, TypeError, ValueError, OverflowError) as error:
         raise ModelFileError(f"{path} has inconsistent tree arrays: {_one_line(error)}") \
             from error
+    if not isinstance(document["has_feature_names"], bool):
+        raise ModelFileError(f"{path} has a bad 'has_feature_names' entry (not true or false)")
     model.tree_ = tree
-    model._set_fitted(schema, bool(document["has_feature_names"]))
+    model._set_fitted(schema, document["has_feature_names"])
     return model
+
+
+def _check_params(model) -> None:
+    """Raise ValueError for parameters that prediction and printing rely on."""
+    from ..learners import CRITERIA, LEARNERS
+
+    if model.algorithm not in LEARNERS:
+        raise ValueError(f"unknown algorithm {model.algorithm!r}")
+    if model.criterion is not None and model.criterion not in CRITERIA[model.algorithm]:
+        raise ValueError(f"criterion {model.criterion!r} is not one of {model.algorithm}'s")
+    if not isinstance(model.laplace, bool):
+        raise ValueError(f"laplace must be true or false, got {model.laplace!r}")
+
+
+def _check_format_version(document: dict, path) -> None:
+    """Refuse a file of another format version, naming the file and both versions.
+
+    Compatibility promise (docs/architecture.md, "Model files"): every file of format
+    version 1 .. FORMAT_VERSION loads (tests/test_model_compat.py keeps fixtures of each);
+    a newer version is refused, since its meaning may have changed.
+    """
+    version = document.get("format_version")
+    known = isinstance(version, int) and not isinstance(version, bool)
+    if known and 1 <= version <= FORMAT_VERSION:
+        return
+    if known and version > FORMAT_VERSION:
+        writer = document.get("quercus_version")
+        by = f" (written by Quercus {writer})" if isinstance(writer, str) else ""
+        raise ModelFileError(f"{path} has model format version {version}{by}, newer than this "
+                             f"Quercus ({_quercus_version()}), which reads format version "
+                             f"{FORMAT_VERSION}; upgrade Quercus to load it")
+    raise ModelFileError(f"{path} has an unknown model format version {version!r}; this "
+                         f"Quercus ({_quercus_version()}) reads format version "
+                         f"{FORMAT_VERSION}")
+
+
+def _with_later_arrays(raw: dict) -> dict:
+    """The tree entry with the arrays added to format version 1 after its first files:
+    the class-interval arrays (-1 and missing everywhere before that learner existed) and
+    ``empty`` (see ``_with_empty_flags``)."""
+    kind = raw.get("kind")
+    if ("interval_high" not in raw or "interval_class" not in raw) and isinstance(kind, list):
+        if "interval_high" in raw or "interval_class" in raw:
+            raise TypeError("the tree has only one of 'interval_high' and 'interval_class'")
+        raw = {**raw, "interval_high": [None] * len(kind), "interval_class": [-1] * len(kind)}
+    return _with_empty_flags(raw)
 
 
 def _with_empty_flags(raw: dict) -> dict:
@@ -250,6 +300,19 @@ def _with_empty_flags(raw: dict) -> dict:
     if not isinstance(empty, list) or not all(isinstance(v, bool) for v in empty):
         raise TypeError("the 'empty' array must hold only true and false")
     return raw
+
+
+_INTEGER_ARRAYS = ("kind", "feature", "child_ptr", "child_ids", "missing_branch",
+                   "category_ptr", "category_branch", "n_node_samples", "interval_class")
+
+
+def _check_integers(raw: dict) -> None:
+    """Raise TypeError unless the integer arrays hold only integers (numpy would silently
+    truncate 0.5 to 0 or read true as 1)."""
+    for name in _INTEGER_ARRAYS:
+        values = raw.get(name)
+        if isinstance(values, list) and not all(type(v) is int for v in values):
+            raise TypeError(f"the {name!r} array must hold only integers")
 
 
 def _check_against_schema(tree: Tree, schema) -> None:
@@ -267,3 +330,35 @@ def _check_against_schema(tree: Tree, schema) -> None:
             raise ValueError(f"node {node} splits the numeric feature {spec.name!r} by category")
     if not np.all(np.isfinite(tree.value)) or np.any(tree.value < 0):
         raise ValueError("class weights must be finite and non-negative")
+    _check_structure(tree, schema)
+
+
+def _check_structure(tree: Tree, schema) -> None:
+    """What prediction and the exporters assume beyond ``Tree.validate``: the offsets
+    ascend from 0, every node but the root is the child of exactly one node (so weighted
+    descent visits each node once), numeric and interval nodes have two children, a
+    category map has one entry per category, and weights are finite and non-negative."""
+    for name in ("child_ptr", "category_ptr"):
+        ptr = getattr(tree, name)
+        if ptr[0] != 0 or np.any(np.diff(ptr) < 0):
+            raise ValueError(f"{name} must ascend from 0")
+    if not np.array_equal(np.sort(tree.child_ids), np.arange(1, tree.n_nodes)):
+        raise ValueError("child_ids must list every node but the root exactly once")
+    n_children = np.diff(tree.child_ptr)
+    binary = (tree.kind == NUMERIC) | (tree.kind == INTERVAL)
+    if np.any(n_children[binary] != 2):
+        node = int(np.flatnonzero(binary & (n_children != 2))[0])
+        raise ValueError(f"node {node} is a binary split with {n_children[node]} children")
+    map_sizes = np.diff(tree.category_ptr)
+    for node in np.flatnonzero(tree.kind == CATEGORICAL):
+        n_categories = schema.features[int(tree.feature[node])].n_categories
+        if map_sizes[node] != n_categories:
+            raise ValueError(f"node {node} maps {map_sizes[node]} categories, its feature has "
+                             f"{n_categories}")
+    intervals = tree.kind == INTERVAL
+    if np.any((tree.interval_class[intervals] < 0)
+              | (tree.interval_class[intervals] >= tree.n_classes)):
+        raise ValueError("an interval node names a class that the schema does not have")
+    weights = tree.weighted_n_node_samples
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+        raise ValueError("node weights must be finite and non-negative")
