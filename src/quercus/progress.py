@@ -36,3 +36,21 @@ class ProgressBar:
         if self.last_drawn is not None:
             self.stream.write("\n")
             self.stream.flush()
+
+
+class SettledRows:
+    """Tells ``callback`` (if any) the share of the training rows that have reached their
+    leaf: a grower calls ``settle`` with the rows of each leaf it makes and ``done`` at the
+    end (which reports 1.0)."""
+
+    def __init__(self, n_rows: int, callback=None):
+        self.n_rows, self.callback, self.settled = n_rows, callback, 0
+
+    def settle(self, rows: int) -> None:
+        if self.callback is not None:
+            self.settled += rows
+            self.callback(min(1.0, self.settled / self.n_rows) if self.n_rows else 1.0)
+
+    def done(self) -> None:
+        if self.callback is not None:
+            self.callback(1.0)

@@ -21,6 +21,11 @@ def impurity_of(class_weights, criterion):
         squares = 0.0
         for k in range(class_weights.shape[0]):
             squares += class_weights[k] * class_weights[k]
+        if total * total == 0.0:  # subnormal weights: the square underflows
+            squares = 0.0
+            for k in range(class_weights.shape[0]):
+                squares += (class_weights[k] / total) ** 2
+            return 1.0 - squares
         return 1.0 - squares / (total * total)
     entropy = 0.0
     for k in range(class_weights.shape[0]):

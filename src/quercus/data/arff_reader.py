@@ -256,6 +256,16 @@ class _Columns:
                 raise self.fail(int(pos), attr, f"{show(col[pos])} is not a number") from None
         return nums
 
+    def finite(self, attr: str) -> np.ndarray:
+        """A numeric feature: ``floats``, or DataError at its first infinite value."""
+        nums = self.floats(attr)
+        infinite = np.isinf(nums)
+        if infinite.any():
+            pos = int(np.flatnonzero(infinite)[0])
+            raise self.fail(pos, attr, f"{nums[pos]} is not allowed (numeric values must be "
+                                       "finite; ? is a missing value)")
+        return nums
+
     def nominal(self, attr: str) -> pd.Categorical:
         """Declared values in declared order; a value outside them is an error."""
         declared = self.attrs[attr].values or ()
@@ -342,7 +352,7 @@ def read_arff(
         if attr == target:
             continue
         if cols.attrs[attr].kind == "numeric":
-            data[attr] = cols.floats(attr)
+            data[attr] = cols.finite(attr)
             features.append(FeatureSpec(attr, NUMERIC))
         else:
             data[attr] = cat = cols.categorical(attr)
@@ -361,13 +371,16 @@ def _codebook(name: str, attr: str, cat: pd.Categorical) -> Codebook:
 
 def _with_schema(cols: _Columns, names: list[str], schema: Schema, target: str | None) -> Dataset:
     data: dict[str, Any] = {}
+    absent = [spec.name for spec in schema.features if spec.name not in cols.attrs]
+    if absent:
+        noun = "attribute" if len(absent) == 1 else "attributes"
+        listed = ", ".join(f"'{name}'" for name in absent[:20])
+        raise DataError(f"{cols.name}: missing {noun} {listed} required by the schema")
     for spec in schema.features:
-        if spec.name not in cols.attrs:
-            raise DataError(f"{cols.name}: missing attribute '{spec.name}' required by the schema")
         if spec.is_categorical:
             data[spec.name] = pd.Series(cols.raw[spec.name], dtype=object)
         else:
-            data[spec.name] = cols.floats(spec.name)
+            data[spec.name] = cols.finite(spec.name)
     X = pd.DataFrame(data, index=pd.RangeIndex(len(cols.lines)))
     if target is None and schema.target in cols.attrs:
         target = schema.target

@@ -31,7 +31,7 @@ def read_csv(
     categorical: Sequence[str] | None = None,
     numeric: Sequence[str] | None = None,
     schema: Schema | None = None,
-    delimiter: str = ",",
+    delimiter: str | None = None,
 ) -> Dataset:
     """Read a CSV file whose first row names the columns.
 
@@ -47,8 +47,9 @@ def read_csv(
     schema : Schema, optional
         Type the columns by this schema (new data for a trained model): numeric columns
         must hold numbers, categorical columns stay raw strings (object dtype).
-    delimiter : str
-        One character.
+    delimiter : str, optional
+        One character. By default a comma, unless the header row holds no comma and splits
+        on ``;``, a tab or ``|`` (see :func:`detect_delimiter`).
 
     Returns
     -------
@@ -64,9 +65,11 @@ def read_csv(
     name = os.fspath(path)
     if schema is not None and (categorical or numeric):
         raise DataError(f"{name}: give either schema= or categorical=/numeric=, not both")
-    if not isinstance(delimiter, str) or len(delimiter) != 1:
+    if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1):
         raise DataError(f"{name}: the delimiter must be one character, got {show(delimiter)}")
     _check_file(name)
+    if delimiter is None:
+        delimiter = detect_delimiter(name)
     header, header_line = _read_header(name, delimiter)
     if schema is not None and target is None and schema.target in header:
         target = schema.target
@@ -83,6 +86,30 @@ def read_csv(
     if schema is not None:
         return reader.with_schema(schema, target)
     return reader.infer(target, forced_cat, forced_num)
+
+
+#: Delimiters tried, in order, when the header row holds no comma.
+OTHER_DELIMITERS = (";", "\t", "|")
+
+
+def detect_delimiter(path: str | os.PathLike) -> str:
+    """The delimiter of a CSV file: a comma, unless the first non-blank line holds none
+    and one of ``;``, tab, ``|`` splits it (the one that splits it into most fields)."""
+    name = os.fspath(path)
+    try:
+        with open(name, encoding="utf-8-sig", errors="replace") as fh:
+            first = ""
+            for _ in range(1000):  # skip blank lines; read at most 1 MiB of one line
+                first = fh.readline(1 << 20)
+                if first.strip() or not first:
+                    break
+    except OSError:
+        return ","
+    if "," in first:
+        return ","
+    counts = [(first.count(d), -i, d) for i, d in enumerate(OTHER_DELIMITERS)]
+    count, _, best = max(counts)
+    return best if count > 0 else ","
 
 
 def _check_file(name: str) -> None:
@@ -272,6 +299,18 @@ class _Reader:
             f"{show(strings.values[bad])} is not a number"
         )
 
+    def finite(self, col: str, nums: np.ndarray) -> np.ndarray:
+        """The numeric feature column, or DataError at its first infinite value."""
+        infinite = np.isinf(nums)
+        if infinite.any():
+            row = int(np.flatnonzero(infinite)[0])
+            raise DataError(
+                f"{self.name}, line {self.line_of(row)}, column '{col}': {nums[row]} is not "
+                "allowed (numeric values must be finite; leave the cell empty or write ? "
+                "for a missing value)"
+            )
+        return nums
+
     def labels(self, col: str, as_strings: bool, strict: bool) -> pd.Series:
         """The target column: numbers (int when integer-valued) or strings."""
         nums = None if as_strings else self.floats(col, strict)
@@ -293,7 +332,7 @@ class _Reader:
                 continue
             nums = None if col in forced_cat else self.floats(col, col in forced_num)
             if nums is not None:
-                columns[col] = nums
+                columns[col] = self.finite(col, nums)
                 features.append(FeatureSpec(col, NUMERIC))
             else:
                 cat, book = self.strings(col).as_categorical()
@@ -308,13 +347,16 @@ class _Reader:
 
     def with_schema(self, schema: Schema, target: str | None) -> Dataset:
         columns: dict[str, Any] = {}
+        absent = [spec.name for spec in schema.features if spec.name not in self.header]
+        if absent:
+            noun = "column" if len(absent) == 1 else "columns"
+            listed = ", ".join(f"'{name}'" for name in absent[:20])
+            raise DataError(f"{self.name}: missing {noun} {listed} required by the schema")
         for spec in schema.features:
-            if spec.name not in self.header:
-                raise DataError(f"{self.name}: missing column '{spec.name}' required by the schema")
             if spec.is_categorical:
                 columns[spec.name] = pd.Series(self.strings(spec.name).as_objects(), dtype=object)
             else:
-                columns[spec.name] = self.floats(spec.name, strict=True)
+                columns[spec.name] = self.finite(spec.name, self.floats(spec.name, strict=True))
         X = pd.DataFrame(columns, index=pd.RangeIndex(len(self.frame)))
         y = None
         if target is not None:

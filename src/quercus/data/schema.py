@@ -319,6 +319,7 @@ class Schema:
         """
         if (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind == "f"
                 and X.shape[1] == self.n_features and not self.categorical_mask.any()):
+            self._reject_infinity(X)
             return X  # fast path: numbers already (float32 stays float32: kernels take both)
         columns = self._columns_of(X)
         n_rows = len(columns[0]) if columns else len(X)
@@ -328,15 +329,35 @@ class Schema:
                 out[:, j] = spec.codebook.encode(col, column=spec.name)
             else:
                 out[:, j] = to_float(col, column=spec.name)
+        self._reject_infinity(out)
         return out
+
+    def _reject_infinity(self, encoded: np.ndarray) -> None:
+        """DataError naming the column and row of the first infinite value (NaN is missing;
+        infinity has no place between thresholds). Two reductions, no temporary arrays."""
+        if encoded.size == 0:
+            return
+        with np.errstate(invalid="ignore"):
+            low, high = np.fmin.reduce(encoded, axis=None), np.fmax.reduce(encoded, axis=None)
+        if np.isfinite(low) or np.isnan(low):
+            if np.isfinite(high) or np.isnan(high):
+                return
+        row, col = (int(i[0]) for i in np.nonzero(np.isinf(encoded)))
+        raise DataError(f"column '{self.features[col].name}', row {row + 1}: "
+                        f"{encoded[row, col]} is not allowed (numeric values must be finite; "
+                        "a missing value is NaN or empty)")
 
     def _columns_of(self, X: Any) -> list[Any]:
         if isinstance(X, pd.DataFrame):
             by_name = {str(c): c for c in X.columns}
+            absent = [name for name in self.feature_names if name not in by_name]
+            if absent:
+                listed = ", ".join(f"'{name}'" for name in absent[:20])
+                more = f" and {len(absent) - 20} more" if len(absent) > 20 else ""
+                noun = "column" if len(absent) == 1 else "columns"
+                raise DataError(f"missing {noun} {listed}{more}")
             cols = []
             for name in self.feature_names:
-                if name not in by_name:
-                    raise DataError(f"missing column '{name}'")
                 col = X[by_name[name]]
                 if isinstance(col, pd.DataFrame):
                     raise DataError(f"duplicate column '{name}'")

@@ -17,9 +17,11 @@ Parsing refuses DOCTYPE and entity declarations, so no entity is ever expanded.
 
 from __future__ import annotations
 
+import math
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from xml.parsers import expat
 
 import numpy as np
 
@@ -103,6 +105,44 @@ def save_xml(model, path) -> None:
 
 # -- reading ------------------------------------------------------------------------------
 _FORBIDDEN = re.compile(rb"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
+MAX_FEATURES = 100_000  # a Property or Features beyond this is refused (memory bound)
+
+
+def _refuse_declarations(path):
+    def refuse(*_args):
+        raise ModelFileError(f"{path}: DOCTYPE and entity declarations are not allowed")
+    return refuse
+
+
+def _parse_xml(data: bytes, path) -> ET.Element:
+    """Parse with expat, refusing any DOCTYPE or entity declaration as soon as it starts
+    (in any encoding, so nothing is ever expanded or fetched)."""
+    builder = ET.TreeBuilder()
+    parser = expat.ParserCreate()
+    refuse = _refuse_declarations(path)
+    parser.StartDoctypeDeclHandler = refuse
+    parser.EntityDeclHandler = refuse
+    parser.ExternalEntityRefHandler = refuse
+    parser.StartElementHandler = builder.start
+    parser.EndElementHandler = builder.end
+    parser.CharacterDataHandler = builder.data
+    try:
+        parser.Parse(data, True)
+    except (expat.ExpatError, ValueError) as error:
+        if isinstance(error, ModelFileError):
+            raise
+        raise ModelFileError(f"{path}: malformed XML ({error})") from None
+    return builder.close()
+
+
+def _whole(value: float, path, what: str) -> int:
+    """A whole number >= 0 (and at most MAX_FEATURES for feature indices)."""
+    if not math.isfinite(value) or value != int(value) or value < 0:
+        raise ModelFileError(f"{path}: {what} must be a whole number >= 0, got {value!r}")
+    if what in ("Property", "Features") and value > MAX_FEATURES:
+        raise ModelFileError(f"{path}: {what} {int(value)} is beyond the {MAX_FEATURES} "
+                             "features this reader accepts")
+    return int(value)
 
 
 def _number(text, path, what):
@@ -120,10 +160,8 @@ def _branch(element, path):
     missing = [k for k in ("Class", "Gini", "Min", "Max", "Property") if k not in element.attrib]
     if missing:
         raise ModelFileError(f"{path}: a <Branch> lacks the attribute {missing[0]}")
-    cls = _number(element.get("Class"), path, "Class")
-    prop = _number(element.get("Property"), path, "Property")
-    if cls != int(cls) or prop != int(prop) or prop < 0:
-        raise ModelFileError(f"{path}: Class and Property must be whole numbers >= 0")
+    cls = _whole(_number(element.get("Class"), path, "Class"), path, "Class")
+    prop = _whole(_number(element.get("Property"), path, "Property"), path, "Property")
     subs = {}
     for sub in element.findall("Branch"):
         index = _number((sub.text or "").strip() or "nan", path, "a branch index")
@@ -147,10 +185,7 @@ def load_xml(path):
         raise ModelFileError(f"cannot read model file {path}: {error.strerror}") from None
     if _FORBIDDEN.search(data):
         raise ModelFileError(f"{path}: DOCTYPE and entity declarations are not allowed")
-    try:
-        root = ET.fromstring(data)
-    except ET.ParseError as error:
-        raise ModelFileError(f"{path}: malformed XML ({error})") from None
+    root = _parse_xml(data, path)
     if root.tag != "Treesetting" or root.find("Branch") is None:
         raise ModelFileError(f"{path}: not a seed tree file (expected <Treesetting> "
                              "holding a <Branch>)")
@@ -162,7 +197,8 @@ def load_xml(path):
     labels = sorted({b[0] for b in branches})
     n_features = max(b[4] for b in branches) + 1
     if "Features" in root.attrib:
-        n_features = max(n_features, int(_number(root.get("Features"), path, "Features")))
+        n_features = max(n_features, _whole(_number(root.get("Features"), path, "Features"),
+                                            path, "Features"))
     code = {label: i for i, label in enumerate(labels)}
     tree = _flat_tree(root.find("Branch"), path, code, len(labels))
     schema = Schema(features=tuple(FeatureSpec(f"x{i}", "numeric", None)

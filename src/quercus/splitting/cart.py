@@ -6,6 +6,7 @@ partition at each split), so a node is a segment ``start:end`` of each feature's
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,6 +18,11 @@ from .._kernels.split_numeric import best_numeric_splits
 from ..tree import CATEGORICAL, NUMERIC
 
 CRITERION_CODES = {"gini": GINI, "entropy": ENTROPY}
+
+#: Most category-map entries (one per category of the feature, per categorical split) a
+#: CART tree may hold: 2**25 int32 entries, 128 MiB. A categorical split whose map would
+#: go beyond is not considered (see ``SplitterBase.may_split_categorical``).
+MAX_CATEGORY_MAP_ENTRIES = 1 << 25
 
 
 @dataclass
@@ -50,6 +56,26 @@ class SplitterBase:
         self.min_weight_leaf = float(min_weight_leaf)
         self.categorical_mask = np.asarray(categorical_mask, dtype=bool)
         self.n_categories = np.asarray(n_categories, dtype=np.int64)
+        self.category_map_entries = 0  # held by the categorical splits applied so far
+
+    def may_split_categorical(self, feature: int) -> bool:
+        """False once a split on this feature would take the tree's category maps beyond
+        MAX_CATEGORY_MAP_ENTRIES (a feature with 100,000 categories: after 335 such splits),
+        which bounds the memory of a tree on a feature with very many categories."""
+        n_codes = int(self.n_categories[feature])
+        if self.category_map_entries + n_codes <= MAX_CATEGORY_MAP_ENTRIES:
+            return True
+        if not getattr(self, "_warned_map_limit", False):
+            self._warned_map_limit = True
+            warnings.warn(f"the category maps of this tree reached {MAX_CATEGORY_MAP_ENTRIES:,} "
+                          f"entries; feature {feature} ({n_codes:,} categories) is not split "
+                          "on further", UserWarning, stacklevel=2)
+        return False
+
+    def count_category_map(self, split: Split) -> None:
+        """Add an applied split's category map to the running total."""
+        if split.kind == CATEGORICAL:
+            self.category_map_entries += int(split.category_map.shape[0])
 
     def class_weights(self, start: int, end: int) -> np.ndarray:
         out = np.empty(self.n_classes)
@@ -125,6 +151,8 @@ class CartSplitter(SplitterBase):
         return self.best_candidate(candidates)
 
     def _categorical(self, feature: int, start: int, end: int) -> Split | None:
+        if not self.may_split_categorical(feature):
+            return None
         n_codes = int(self.n_categories[feature])
         weights = np.empty((n_codes + 1, self.n_classes))
         counts = np.empty(n_codes + 1, dtype=np.int64)
@@ -141,6 +169,7 @@ class CartSplitter(SplitterBase):
     def apply(self, start: int, end: int, split: Split) -> int:
         """Partition the segment (left rows first in every order); returns the cut position."""
         rows = self.rows(start, end)
+        self.count_category_map(split)
         if split.kind == NUMERIC:
             route_numeric(self.X, rows, split.feature, split.threshold, split.missing_branch == 0,
                           self._goes_left)
