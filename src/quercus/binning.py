@@ -26,7 +26,10 @@ class BinMapper:
         self.sample_rows = sample_rows
         self.seed = seed
 
-    def fit(self, X: np.ndarray, categorical_mask, n_categories) -> BinMapper:
+    def fit(self, X: np.ndarray, categorical_mask, n_categories, *,
+            complete: bool = True) -> BinMapper:
+        """Learn the edges from X. ``complete=False``: X is already a sample of a larger
+        data set, so numeric edges are quantiles (as when ``fit`` samples rows itself)."""
         n_rows, n_features = X.shape
         rows = np.arange(n_rows)
         if n_rows > self.sample_rows:
@@ -41,7 +44,7 @@ class BinMapper:
                 continue
             column = X[rows, f]
             values = np.unique(column[~np.isnan(column)])
-            if values.size <= self.max_bins and rows.size == n_rows:
+            if values.size <= self.max_bins and rows.size == n_rows and complete:
                 cut = values[:-1] / 2.0 + values[1:] / 2.0
                 self.bin_values_[f] = values
             else:

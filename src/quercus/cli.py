@@ -8,16 +8,20 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Self
 
 import numpy as np
 import pandas as pd
 
 from . import __version__, datasets
 from .data import read_arff, read_csv
+from .data.csv_stream import read_csv_binned
 from .errors import DataError, QuercusError
 from .estimator import DecisionTreeClassifier
 from .evaluation import accuracy, cross_validate, format_confusion
@@ -30,11 +34,13 @@ from .export.model_file import load_model, save_model, write_atomically
 from .export.rules import rules_to_text
 from .export.text import tree_to_text
 from .learners import CRITERIA, DEFAULT_CRITERION, DEFAULT_MIN_SAMPLES_LEAF, LEARNERS
+from .tree import LEAF
 
 __all__ = ["build_parser", "main"]
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+STREAM_MIN_BYTES = 256 * 2**20  # train streams a CSV file this large (CART with histograms)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -110,13 +116,83 @@ def _message(error: BaseException) -> str:
 
 
 # -- commands ------------------------------------------------------------------------------
+def _streams(args: argparse.Namespace) -> bool:
+    """Whether ``train`` reads DATA in chunks, binning as it reads: with ``--stream``, or
+    for CART with histograms on a CSV file of at least STREAM_MIN_BYTES."""
+    cart_on_csv = args.algorithm == "cart" and Path(args.data).suffix.lower() == ".csv"
+    if args.stream is None:
+        return (cart_on_csv and args.splitter in ("hist", "auto")
+                and os.path.isfile(args.data) and os.path.getsize(args.data) >= STREAM_MIN_BYTES)
+    if args.stream and not (cart_on_csv and args.splitter == "hist"):
+        raise QuercusError("--stream needs a .csv file, --algorithm cart and --splitter hist")
+    return args.stream
+
+
+def _read_progress(path: str):
+    """On a terminal, a progress callback for the streaming reader's two passes."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(stage: str, rows: int, total: int | None) -> None:
+        of = f" of {total:,}" if total else ""
+        sys.stderr.write(f"\r{'scanning' if stage == 'scan' else 'binning'} {path}: "
+                         f"{rows:,}{of} rows")
+        sys.stderr.flush()
+
+    return show
+
+
+def _train_streaming(args: argparse.Namespace) -> int:
+    """``train`` on a CSV read in two chunked passes and binned as it is read (the float
+    matrix of the file never exists), then CART with histograms on the bins."""
+    model = _estimator(args)
+    criterion = _criterion_used(model)
+    if criterion not in CRITERIA["cart"]:  # fail before reading a big file
+        raise QuercusError(f"criterion must be one of {', '.join(CRITERIA['cart'])}; "
+                           f"got {criterion!r}")
+    start = time.perf_counter()
+    progress = _read_progress(args.data)
+    try:
+        data = read_csv_binned(args.data, args.target, categorical=args.categorical or None,
+                               max_bins=args.max_bins, progress=progress)
+    finally:
+        if progress is not None:
+            sys.stderr.write("\n")
+    read_seconds = time.perf_counter() - start
+    bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
+    try:
+        model.fit_binned(data.binned, data.y, data.schema, data.binner, progress=bar)
+    except DataError as error:  # e.g. no known class label: name the file
+        raise DataError(f"{args.data}: {error}") from error
+    finally:
+        if bar is not None:
+            bar.close()
+    seconds = time.perf_counter() - start - read_seconds
+    save_model(model, args.out)
+    tree = model.tree_  # each training row is counted at its leaf, where it is predicted
+    correct = tree.value[tree.kind == LEAF].max(axis=1).sum()
+    print(f"Trained on {data.n_rows} rows, {model.n_features_in_} features, "
+          f"{model.n_classes_} classes ({model.algorithm}, {criterion})")
+    print(f"Depth: {model.get_depth()}, leaves: {model.get_n_leaves()}")
+    print(f"Training accuracy: {correct / data.n_rows:.4f}")
+    print(f"Read and binned in {read_seconds:.3f} s (2 passes, {data.binned.nbytes:,} bytes "
+          f"of bins)")
+    print(f"Fit time: {seconds:.3f} s")
+    print(f"Model written to {args.out}")
+    return 0
+
+
 def cmd_train(args: argparse.Namespace) -> int:
+    if _streams(args):
+        return _train_streaming(args)
     data = _read(args.data, args.target, categorical=args.categorical)
     model = _estimator(args)
     start = time.perf_counter()
     bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     try:
         model.fit(data.X, data.y, progress=bar)
+    except DataError as error:  # e.g. no known class label: name the file
+        raise DataError(f"{args.data}: {error}") from error
     finally:
         if bar is not None:
             bar.close()
@@ -446,6 +522,12 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("data", metavar="DATA", help="training data (.csv or .arff)")
     train.add_argument("--target", required=True, metavar="COL", help="class column")
     train.add_argument("--out", required=True, metavar="MODEL", help="model file to write")
+    train.add_argument("--stream", action=argparse.BooleanOptionalAction, default=None,
+                       help="read a CSV file in chunks, binning as it reads (needs "
+                            "--algorithm cart and --splitter hist; memory: about rows x "
+                            "features bytes); default: on for such runs on a CSV file of "
+                            f"{STREAM_MIN_BYTES // 2**20} MiB or more, also with --splitter "
+                            "auto")
     _learner_options(train)
     train.set_defaults(func=cmd_train)
 
@@ -571,12 +653,36 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _InterruptWatch:
+    """Remembers a Ctrl-C (SIGINT) while a command runs, so that an error a library made of
+    it (pandas turns a KeyboardInterrupt inside its file reads into a ParserError) still
+    ends as an interruption."""
+
+    def __enter__(self) -> Self:
+        self.seen = self.installed = False
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, self._on_sigint)
+            self.installed = True
+        return self
+
+    def _on_sigint(self, signum, frame) -> None:
+        self.seen = True
+        raise KeyboardInterrupt
+
+    def __exit__(self, kind, error, traceback) -> None:
+        if self.installed:
+            signal.signal(signal.SIGINT, self.previous or signal.SIG_DFL)
+        if self.seen and isinstance(error, Exception):
+            raise KeyboardInterrupt from error
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        return args.func(args)
+        with _InterruptWatch():
+            return args.func(args)
     except KeyboardInterrupt:
         print("quercus: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -49,19 +49,23 @@ class Settings:
     n_folds: int = 3
     seed: int = 1
     lookahead: bool = False
-    progress: object = None  # CART: called with the share of rows settled in leaves
+    progress: object = None  # called with the share of the work done (rows settled in leaves)
     splitter: str = "exact"  # CART: "exact" or "hist"
     max_bins: int = 255
+
+
+def _cart_options(schema, n_classes: int, settings: Settings) -> dict:
+    return {"categorical_mask": schema.categorical_mask, "n_categories": schema.n_categories,
+            "n_classes": n_classes, "criterion": settings.criterion,
+            "min_samples_leaf": settings.rules.min_samples_leaf,
+            "min_weight_leaf": settings.rules.min_weight_leaf}
 
 
 def fit_cart(X, y, sample_weight, schema, n_classes: int, settings: Settings) -> Tree:
     """CART: binary splits, numeric thresholds and categorical subsets, then ccp pruning."""
     known = y >= 0
     X_known = X if known.all() else X[known]
-    options = dict(categorical_mask=schema.categorical_mask, n_categories=schema.n_categories,
-                   n_classes=n_classes, criterion=settings.criterion,
-                   min_samples_leaf=settings.rules.min_samples_leaf,
-                   min_weight_leaf=settings.rules.min_weight_leaf)
+    options = _cart_options(schema, n_classes, settings)
     use_hist = settings.splitter == "hist" or (
         settings.splitter == "auto" and X_known.shape[0] * X_known.shape[1] >= AUTO_HIST_CELLS)
     if use_hist:
@@ -69,6 +73,17 @@ def fit_cart(X, y, sample_weight, schema, n_classes: int, settings: Settings) ->
                                 max_bins=settings.max_bins, **options)
     else:
         splitter = CartSplitter(X_known, y[known], sample_weight[known], **options)
+    tree = grow(splitter, settings.rules, n_classes, progress=settings.progress)
+    return prune(tree, settings.ccp_alpha)
+
+
+def fit_cart_binned(binned, binner, y, sample_weight, schema, n_classes: int,
+                    settings: Settings) -> Tree:
+    """CART with the histogram splitter on rows binned beforehand: ``binned`` is
+    ``binner.transform`` of the rows, shape (n_features, n_rows), every label known. The
+    tree is ``fit_cart``'s with ``splitter="hist"`` when its bins have the same edges."""
+    splitter = HistSplitter(None, y, sample_weight, binner=binner, binned=binned,
+                            **_cart_options(schema, n_classes, settings))
     tree = grow(splitter, settings.rules, n_classes, progress=settings.progress)
     return prune(tree, settings.ccp_alpha)
 
@@ -138,7 +153,7 @@ def fit_id3(X, y, sample_weight, schema, n_classes: int, settings: Settings) -> 
     check_id3_data(X[known], schema)
     root = grow_id3(X[known], y[known], schema.n_categories, n_classes,
                     use_gain_ratio=settings.criterion == "gain_ratio",
-                    max_depth=_depth_limit(settings.rules))
+                    max_depth=_depth_limit(settings.rules), progress=settings.progress)
     return to_flat_tree(root, n_classes)
 
 
@@ -150,7 +165,7 @@ def fit_interval(X, y, sample_weight, schema, n_classes: int, settings: Settings
         max_depth = LOOKAHEAD_DEFAULT_MAX_DEPTH
     grower = IntervalGrower(X[known], y[known], sample_weight[known], n_classes,
                             criterion=settings.criterion, max_depth=max_depth,
-                            lookahead=settings.lookahead)
+                            lookahead=settings.lookahead, progress=settings.progress)
     return interval_to_flat_tree(grower.grow(), n_classes)
 
 

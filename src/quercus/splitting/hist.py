@@ -31,17 +31,20 @@ class HistSplitter(SplitterBase):
     """Finds and applies the best binary split of a node segment, on binned features.
 
     Same interface as ``CartSplitter``; thresholds are bin edges, so fitted trees predict
-    from raw values with the usual kernels.
+    from raw values with the usual kernels. Rows binned elsewhere (a CSV binned while it
+    is read, ``quercus.data.csv_stream``) come in as ``binned`` with their ``binner``.
     """
 
-    def __init__(self, X, y, sample_weight, *, max_bins=255, binner=None, **options):
+    def __init__(self, X, y, sample_weight, *, max_bins=255, binner=None, binned=None,
+                 **options):
         super().__init__(y, sample_weight, **options)
         self.binner = binner or BinMapper(max_bins).fit(X, self.categorical_mask,
                                                         self.n_categories)
-        self.binned = self.binner.transform(X)
+        # binned: the rows already binned by ``binner``, (n_features, n_rows); X is unused
+        self.binned = self.binner.transform(X) if binned is None else binned
         self.n_bins = self.binner.n_bins_
         self.missing_bin = self.binner.missing_bin_
-        n_rows = X.shape[0]
+        n_rows = self.binned.shape[1]
         self.all_rows = np.arange(n_rows, dtype=np.int64)
         self._buffer = np.empty(n_rows, dtype=np.int64)
         self.numeric = np.flatnonzero(~self.categorical_mask).astype(np.int64)
@@ -117,6 +120,8 @@ class HistSplitter(SplitterBase):
         return self.best_candidate(candidates)
 
     def _categorical(self, f, hist, counts):
+        if not self.may_split_categorical(f):
+            return None
         n_codes = int(self.n_categories[f])
         weights = np.concatenate([hist[f, :n_codes], hist[f, self.missing_bin][None, :]])
         codes = np.concatenate([counts[f, :n_codes], counts[f, self.missing_bin : self.missing_bin + 1]])
@@ -134,6 +139,7 @@ class HistSplitter(SplitterBase):
 
     def apply(self, start: int, end: int, split: Split) -> int:
         """Partition the segment's rows (left first); children's histograms come later."""
+        self.count_category_map(split)
         n_left = partition_by_bin(self.binned[split.feature], self.all_rows, start, end,
                                   split.left_bins, self._buffer)
         mid = start + int(n_left)
