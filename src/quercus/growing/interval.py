@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..progress import SettledRows
 from ..tree import INTERVAL, TreeRecorder
 
 USELESS = 100.0  # the seed's initial "purity": worse than any real score
@@ -92,8 +93,12 @@ class IntervalGrower:
     """Greedy (the seed's first BuildBranch) or look-ahead (its "more complex approach")."""
 
     def __init__(self, X, y, weights, n_classes, criterion="gini", max_depth=None,
-                 lookahead=False):
+                 lookahead=False, progress=None):
+        """``progress``, if given, is called with a share of the work done, never
+        decreasing, ending with 1.0: greedy, the share of the rows that have reached their
+        leaf; look-ahead, the share of the root's candidates searched."""
         self.X, self.y, self.weights = X, y, weights
+        self.progress = progress
         self.n_classes, self.criterion = n_classes, criterion
         self.max_depth = max_depth
         self.lookahead = lookahead
@@ -106,9 +111,10 @@ class IntervalGrower:
 
     def grow(self) -> IntervalNode:
         rows = np.arange(self.X.shape[0])
-        if self.lookahead:
-            return self._best(rows, 0)
-        return self._greedy(rows)
+        root = self._best(rows, 0) if self.lookahead else self._greedy(rows)
+        if self.progress is not None:
+            self.progress(1.0)
+        return root
 
     def _take(self, node, scores, lows, highs, flat_index) -> None:
         c, f = np.unravel_index(flat_index, scores.shape)
@@ -122,19 +128,23 @@ class IntervalGrower:
 
     def _greedy(self, rows) -> IntervalNode:
         root = self._node(rows)
+        report = SettledRows(rows.size, self.progress)
         stack = [(root, 0)]
         while stack:
             node, depth = stack.pop()
             if self.max_depth is not None and depth >= self.max_depth:
+                report.settle(node.rows.size)
                 continue  # a plain leaf: its majority class
             scores, lows, highs = candidate_scores(self.X, self.y, self.weights, node.rows,
                                                    self.n_classes, self.criterion)
             best = int(np.argmin(scores))  # first minimum in (class, feature) order
             if scores.flat[best] >= USELESS:
+                report.settle(node.rows.size)
                 continue  # nothing separates these rows (conflicting duplicates)
             self._take(node, scores, lows, highs, best)
             node.total = node.score
             if node.score == 0.0:
+                report.settle(node.rows.size)
                 continue  # pure: the seed ends the branch here
             inside, outside = self._split(node)
             node.children = [self._node(inside), self._node(outside)]
@@ -175,6 +185,8 @@ class IntervalGrower:
             if total < best_total:
                 candidate.children, candidate.total = children, total
                 best_total, best = total, candidate
+            if depth == 0 and self.progress is not None:
+                self.progress((flat + 1) / scores.size)
         if best is None:
             node.total = USELESS
             best = node
