@@ -1,13 +1,16 @@
 """Quercus's speed against scikit-learn, LightGBM (one tree) and Weka's J48, side by side.
 
 Usage: python benchmarks/bench_speed.py [--rows 1000000] [--repeats 3] [--quick]
+       [--predict-only]
 
 Prints, for synthetic ``make_classification`` data (features 20, 10 informative; the same
 number of rows held out), binary and 3 classes, at max_depth 8, 12 and unlimited:
 fit time (median of the repeats) of Quercus (splitter "hist" and "exact" at depth 8),
 scikit-learn's DecisionTreeClassifier and LightGBM with one tree
 (n_estimators=1, learning_rate=1, num_leaves=2**depth, max_depth=depth,
-min_child_samples=1), the ratios, held-out accuracies, and predict throughput. Then C4.5
+min_child_samples=1), the ratios, held-out accuracies, and predict throughput (both
+``model.predict(X)`` on the same float32 array). ``--predict-only`` prints predict times
+alone, Quercus and scikit-learn timed in turn. Then C4.5
 against J48 (benchmarks/bench_c45_j48.py, when Java and Weka are installed) and the
 wall time of ``quercus train`` on iris with a warm numba cache.
 """
@@ -80,6 +83,41 @@ def fit_table(rows, repeats, depths):
     print("ratios: the peer's time / Quercus's time (above 1: Quercus is faster)")
 
 
+def cpu_and_wall(fn, *args):
+    cpu, wall = time.process_time(), time.perf_counter()
+    fn(*args)
+    return time.process_time() - cpu, time.perf_counter() - wall
+
+
+def predict_table(rows, repeats, depths):
+    """Predict throughput alone: each model predicts the same float32 array (rows held
+    out), the two timed in turn so that load from other jobs hits both alike. Wall time
+    gives the throughput; CPU time (all threads) the work, which other jobs disturb less."""
+    print(f"predict {rows:,} held-out rows x 20 (float32, C order); median of {repeats}")
+    header = (f"{'cls':>3} {'depth':>5} | {'quercus':>8} {'sklearn':>8} {'vs sk':>6} | "
+              f"{'q cpu':>8} {'sk cpu':>8} {'vs sk':>6}")
+    print(header)
+    print("-" * len(header))
+    for n_classes in (2, 3):
+        X, y = make_classification(2 * rows, 20, n_informative=10, n_classes=n_classes,
+                                   random_state=0)
+        X = X.astype(np.float32)
+        train, test = X[:rows], X[rows:]
+        for depth in depths:
+            ours = DecisionTreeClassifier(max_depth=depth, splitter="hist").fit(train, y[:rows])
+            sk = SkTree(max_depth=depth, random_state=0).fit(train, y[:rows])
+            ours.predict(test[:100])
+            q_times, s_times = [], []
+            for _ in range(repeats):
+                q_times.append(cpu_and_wall(ours.predict, test))
+                s_times.append(cpu_and_wall(sk.predict, test))
+            (q_cpu, q), (s_cpu, s) = np.median(q_times, axis=0), np.median(s_times, axis=0)
+            print(f"{n_classes:>3} {depth!s:>5} | {q * 1e3:>6.1f}ms {s * 1e3:>6.1f}ms "
+                  f"{s / q:>6.1f} | {q_cpu * 1e3:>6.1f}ms {s_cpu * 1e3:>6.1f}ms "
+                  f"{s_cpu / q_cpu:>6.1f}")
+    print("vs sk: scikit-learn's time / Quercus's time (above 1: Quercus is faster)")
+
+
 def first_call():
     iris = ROOT / "src" / "quercus" / "data" / "bundled" / "iris.csv"
     command = [str(Path(sys.executable).parent / "quercus"), "train", str(iris), "--target",
@@ -92,10 +130,17 @@ def first_call():
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=None,
+                        help="default 3 (9 with --predict-only)")
     parser.add_argument("--quick", action="store_true", help="depths 8 and 12 only")
+    parser.add_argument("--predict-only", action="store_true",
+                        help="only the predict table (repeats default to 9)")
     args = parser.parse_args()
     DecisionTreeClassifier(splitter="hist", max_depth=2).fit([[0.0], [1.0]], [0, 1])
+    if args.predict_only:
+        predict_table(args.rows, args.repeats or 9, (8, 12) if args.quick else (8, 12, None))
+        return
+    args.repeats = args.repeats or 3
     fit_table(args.rows, args.repeats, (8, 12) if args.quick else (8, 12, None))
     print()
     subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_c45_j48.py"),

@@ -11,10 +11,12 @@ from ._kernels.predict import (
     INTERVAL,
     LEAF,
     NUMERIC,
+    WEIGHTED,
     apply_rows,
     path_lengths,
     proba_rows,
 )
+from ._kernels.predict_numeric import FEATURE_SHIFT, MISSING_LEFT, SPLIT, numeric_leaf_lookup
 
 __all__ = ["CATEGORICAL", "LEAF", "NUMERIC", "Tree", "TreeRecorder"]
 
@@ -99,8 +101,7 @@ class Tree:
     def parents(self) -> np.ndarray:
         """Parent id of every node (-1 for the root)."""
         parent = np.full(self.n_nodes, -1, dtype=np.int64)
-        for node in range(self.n_nodes):
-            parent[self.children(node)] = node
+        parent[self.child_ids] = np.repeat(np.arange(self.n_nodes), np.diff(self.child_ptr))
         return parent
 
     def depths(self) -> np.ndarray:
@@ -125,10 +126,51 @@ class Tree:
         At a node that sends missing values down every branch (C4.5), a row with a missing
         value is followed down the branch with the most training weight.
         """
+        return self._leaf_lookup(X, np.arange(self.n_nodes, dtype=np.int64))
+
+    def _leaf_lookup(self, X: np.ndarray, lookup: np.ndarray) -> np.ndarray:
+        """``lookup[leaf]`` for the leaf every row reaches (``lookup``: int64 per node)."""
         X = _as_float_rows(X)
+        if X.ndim != 2 or X.shape[1] <= self.feature.max(initial=-1):
+            raise ValueError(f"X has {X.shape[-1]} columns; the tree tests feature "
+                             f"{self.feature.max()}")
         out = np.empty(X.shape[0], dtype=np.int64)
+        layout = self.numeric_layout()
+        if layout is not None:  # every split a numeric threshold: the compact kernel
+            numeric_leaf_lookup(X, *layout, lookup, out)
+            return out
         apply_rows(X, *self._kernel_args(), out)
-        return out
+        return lookup[out]
+
+    def numeric_layout(self) -> tuple[np.ndarray, np.ndarray, int] | None:
+        """The packed nodes of ``_kernels.predict_numeric`` and the depth of the shallowest
+        leaf, or None unless every split is a numeric threshold with one missing-value
+        branch whose left child is the next node."""
+        split = self.kind != LEAF
+        ids = np.flatnonzero(split)
+        first = self.child_ptr[ids]
+        if (np.any(self.kind[ids] != NUMERIC) or np.any(self.child_ptr[ids + 1] - first != 2)
+                or np.any(self.child_ids[first] != ids + 1)
+                or np.any((self.missing_branch[ids] != 0) & (self.missing_branch[ids] != 1))
+                or np.any(self.feature[ids] < 0)
+                or self.feature.max(initial=0) >= 1 << (31 - FEATURE_SHIFT)):
+            return None
+        records = np.zeros(self.n_nodes, dtype=[("threshold", np.float64),
+                                                ("right", np.int32), ("flags", np.int32)])
+        records["threshold"] = np.where(split, self.threshold, np.nan)
+        records["right"] = np.arange(self.n_nodes)
+        records["right"][ids] = self.child_ids[first + 1]
+        flags = (self.feature[ids] << FEATURE_SHIFT) | SPLIT
+        records["flags"][ids] = flags | np.where(self.missing_branch[ids] == 0, MISSING_LEFT, 0)
+        return records.view(np.float64), records.view(np.int32), self._min_leaf_depth(records)
+
+    def _min_leaf_depth(self, records) -> int:
+        """Depth of the shallowest leaf of a tree of binary splits, level by level."""
+        level, depth = np.zeros(1, dtype=np.int64), 0
+        while np.all(self.kind[level] != LEAF):
+            level = np.concatenate([level + 1, records["right"][level]])
+            depth += 1
+        return depth
 
     def node_probabilities(self, laplace: bool = False) -> np.ndarray:
         """Class probabilities a row gets at each node if it stops there.
@@ -160,10 +202,28 @@ class Tree:
     def predict_proba(self, X: np.ndarray, laplace: bool = False) -> np.ndarray:
         """Class probabilities of every row: the leaf's, or for a missing value at a C4.5
         node the sum over its branches weighted by their shares of the training weight."""
+        proba = self.node_probabilities(laplace)
+        if not self.has_weighted_missing:  # every row ends in one leaf
+            return proba.take(self.apply(X), axis=0)
         X = _as_float_rows(X)
         out = np.zeros((X.shape[0], self.n_classes))
-        proba_rows(X, *self._kernel_args(), self.node_probabilities(laplace), out)
+        proba_rows(X, *self._kernel_args(), proba, out)
         return out
+
+    @property
+    def has_weighted_missing(self) -> bool:
+        """Whether some node sends missing values down every branch (C4.5)."""
+        return bool(np.any(self.missing_branch[self.kind != LEAF] == WEIGHTED))
+
+    def predict_codes(self, X: np.ndarray) -> np.ndarray:
+        """Class code of every row: the most probable class (ties: the first), or -1 where
+        every class has probability 0 (a leaf without training weight, an unclassified row
+        of a class-interval tree)."""
+        if self.has_weighted_missing:
+            proba = self.predict_proba(X)
+            return np.where(proba.sum(axis=1) > 0, np.argmax(proba, axis=1), -1)
+        proba = self.node_probabilities()
+        return self._leaf_lookup(X, np.where(proba.sum(axis=1) > 0, np.argmax(proba, axis=1), -1))
 
     def decision_paths(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Nodes visited by every row, as CSR ``(indices, indptr)``."""
