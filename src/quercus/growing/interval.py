@@ -14,6 +14,7 @@ divides as real numbers and resets the scores, as the text means (docs/interval.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -62,7 +63,9 @@ def candidate_scores(X, y, weights, rows, n_classes, criterion):
         if not mine.any():
             continue
         n_c = w[mine].sum()
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            # a feature missing in every row of the class has no range (NaN), by design
+            warnings.simplefilter("ignore", RuntimeWarning)
             low = np.nanmin(values[mine], axis=0)
             high = np.nanmax(values[mine], axis=0)
         # rows of other classes whose value lies outside [low, high] (missing: outside)
