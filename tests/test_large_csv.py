@@ -240,3 +240,13 @@ def test_cli_stream_without_known_classes_names_the_file(tmp_path, capsys) -> No
                            "--stream", "--out", str(tmp_path / "m.json")], capsys)
     assert status == 2
     assert err == f"quercus: error: {path}: no training rows with a known class label\n"
+
+
+def test_streaming_refuses_infinity_as_the_in_memory_reader_does(tmp_path):
+    path = tmp_path / "inf.csv"
+    path.write_text("a,b,y\n1,2,x\n2,3,y\n-inf,4,x\n3,5,y\n")
+    message = r"line 4, column 'a': -inf is not allowed"
+    with pytest.raises(quercus.DataError, match=message):
+        read_csv_binned(path, "y")
+    with pytest.raises(quercus.DataError, match=message):
+        quercus.read_csv(path, "y")

@@ -166,6 +166,17 @@ def _numbers(column: pd.Series) -> np.ndarray | None:
     return strings.as_floats(values) if bad < 0 else None
 
 
+def _reject_infinity(name: str, column: str, values: np.ndarray, rows_before: int) -> None:
+    """DataError naming the file, line and column of the first infinite value, as the
+    in-memory reader refuses it (the header is line 1)."""
+    infinite = np.flatnonzero(np.isinf(values))
+    if infinite.size:
+        line = rows_before + int(infinite[0]) + 2
+        raise DataError(f"{name}, line {line}, column '{column}': {values[infinite[0]]} is not "
+                        "allowed (numeric values must be finite; leave the cell empty or write "
+                        "? for a missing value)")
+
+
 class _Scan:
     """Pass 1: types, categories, row counts and the sample of known-class rows."""
 
@@ -204,6 +215,7 @@ class _Scan:
                 if values is None:
                     retype.append(col)
                 else:
+                    _reject_infinity(self.file.name, col, values, self.n_rows)
                     X[:, j] = values
             if retype:
                 self.text.update(retype)
