@@ -43,7 +43,7 @@ def total(values):
 @njit(cache=True)
 def add_node(nodes, rows, weights, table, depth):
     """Append a leaf holding these rows to the node store; returns its id."""
-    (kind, feature, threshold, category, first_child, n_branches, children, empty,
+    (kind, feature, threshold, category, first_child, n_branches, _children, empty,
      node_depth, tables, node_rows, node_weights) = nodes
     kind.append(LEAF)
     feature.append(-1)
