@@ -12,9 +12,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from export_cases import CASES, load
 
 import quercus
-from quercus import DecisionTreeClassifier, datasets, read_arff
+from quercus import DecisionTreeClassifier
 from quercus.errors import NotFittedError
 
 onnx = pytest.importorskip("onnx", reason="the onnx package is not installed")
@@ -22,17 +23,8 @@ ort = pytest.importorskip("onnxruntime", reason="onnxruntime is not installed")
 
 from quercus.export.onnx import to_onnx
 
-ARFF = Path(__file__).parent / "data" / "arff"
 COMMAND = Path(sys.executable).parent / "quercus"
 ATOL = 1e-6  # probabilities come out as float32
-
-
-def load(name: str):
-    if name in ("iris", "play_tennis"):
-        X, y, _ = datasets.load(name)
-        return X, y
-    data = read_arff(ARFF / f"{name}.arff")
-    return data.X, data.y
 
 
 def session(onnx_model):
@@ -64,15 +56,6 @@ def assert_matches(model, X, **options):
     np.testing.assert_allclose(proba, model.predict_proba(X), rtol=0, atol=ATOL)
 
 
-CASES = [
-    ("iris", "cart"), ("iris", "c45"), ("iris", "interval"),
-    ("play_tennis", "cart"), ("play_tennis", "id3"), ("play_tennis", "c45"),
-    ("play_tennis", "interval"),
-    ("vote", "cart"), ("vote", "c45"), ("vote", "interval"),
-    ("breast-cancer", "cart"), ("breast-cancer", "c45"), ("breast-cancer", "interval"),
-    ("labor", "cart"), ("labor", "c45"), ("labor", "interval"),
-    ("soybean", "cart"), ("soybean", "c45"),
-]
 
 
 @pytest.mark.parametrize(("name", "algorithm"), CASES)

@@ -16,8 +16,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from export_cases import CASES, load
 
-from quercus import DecisionTreeClassifier, datasets, read_arff
+from quercus import DecisionTreeClassifier
 from quercus.errors import NotFittedError
 from quercus.export.pmml import NAMESPACE, to_pmml
 from quercus.tree import LEAF
@@ -28,23 +29,6 @@ COMMAND = Path(sys.executable).parent / "quercus"
 NS = {"p": NAMESPACE}
 JAVA = shutil.which("java")
 
-CASES = [
-    ("iris", "cart"), ("iris", "c45"), ("iris", "interval"),
-    ("play_tennis", "cart"), ("play_tennis", "id3"), ("play_tennis", "c45"),
-    ("play_tennis", "interval"),
-    ("vote", "cart"), ("vote", "c45"), ("vote", "interval"),
-    ("breast-cancer", "cart"), ("breast-cancer", "c45"), ("breast-cancer", "interval"),
-    ("labor", "cart"), ("labor", "c45"), ("labor", "interval"),
-    ("soybean", "cart"), ("soybean", "c45"),
-]
-
-
-def load(name: str):
-    if name in ("iris", "play_tennis"):
-        X, y, _ = datasets.load(name)
-        return X, y
-    data = read_arff(DATA / "arff" / f"{name}.arff")
-    return data.X, data.y
 
 
 def fitted(name: str, algorithm: str, **params):

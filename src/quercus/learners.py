@@ -105,14 +105,19 @@ def _c45_attributes(X, schema, n_classes, settings, grow_weights) -> AttributeIn
     return info
 
 
-def _grow_c45(X, grow, y, sample_weight, info, settings):
-    """Grow on the rows ``grow`` of the column-major X (the whole X for the global rules)."""
-    X_grow = X if grow is None else np.asfortranarray(X[grow])
+def _grow_c45(X, X_grow, grow, y, sample_weight, info, settings):
+    """Grow on the rows ``grow`` (None: all) of the column-major X, given as ``X_grow``;
+    the whole X serves the global rules."""
     rows = slice(None) if grow is None else grow
     return grow_c45(X_grow, y[rows], sample_weight[rows], X, info,
                     max_depth=_depth_limit(settings.rules),
                     binary_categorical=settings.binary_categorical_splits,
                     progress=settings.progress)
+
+
+def _rows_of(X, rows):
+    """The rows of the column-major X (X itself for None), column-major."""
+    return X if rows is None else np.asfortranarray(X[rows])
 
 
 def fit_c45(X, y, sample_weight, schema, n_classes: int, settings: Settings) -> Tree:
@@ -123,11 +128,11 @@ def fit_c45(X, y, sample_weight, schema, n_classes: int, settings: Settings) -> 
     info = _c45_attributes(X, schema, n_classes, settings, sample_weight[known])
     X = np.asfortranarray(X, dtype=np.float64)  # column-major: kernels read one feature
     grow = None if known.all() else np.flatnonzero(known)
-    nodes = _grow_c45(X, grow, y, sample_weight, info, settings)
+    X_grow = _rows_of(X, grow)
+    nodes = _grow_c45(X, X_grow, grow, y, sample_weight, info, settings)
     pessimistic.collapse(nodes)
     if settings.pruning:
-        rows = slice(None) if grow is None else grow
-        pessimistic.prune(nodes, X if grow is None else np.asfortranarray(X[grow]), y[rows],
+        pessimistic.prune(nodes, X_grow, y[slice(None) if grow is None else grow],
                           info.n_values, n_classes, settings.confidence,
                           settings.subtree_raising)
     return store_to_tree(nodes, n_classes, info.n_values)
@@ -142,7 +147,8 @@ def fit_c45_reduced_error(X, y, sample_weight, schema, n_classes: int,
     grow, hold = known_rows[grow], known_rows[hold]
     info = _c45_attributes(X, schema, n_classes, settings, sample_weight[grow])
     X = np.asfortranarray(X, dtype=np.float64)
-    root = store_to_nodes(_grow_c45(X, grow, y, sample_weight, info, settings), info.n_values)
+    nodes = _grow_c45(X, _rows_of(X, grow), grow, y, sample_weight, info, settings)
+    root = store_to_nodes(nodes, info.n_values)
     ReducedErrorPruner(X[hold], y[hold], sample_weight[hold], n_classes).prune(root)
     return to_flat_tree(root, n_classes)
 

@@ -72,15 +72,6 @@ def route(X, node: C45Node, rows, weights):
                       len(node.children), cmap)
 
 
-def distribute(X, y, node: C45Node, rows, weights, n_classes):
-    """Send rows to the children: known values to their branch, missing ones to every branch
-    whose share of the known weight exceeds 1e-6, with the weight times that share.
-    Returns one (positions into ``rows``, weights) pair per branch."""
-    positions, w, ptr = route(X, node, rows, weights)[:3]
-    return [(positions[ptr[j]:ptr[j + 1]], w[ptr[j]:ptr[j + 1]])
-            for j in range(len(node.children))]
-
-
 def new_store():
     """An empty node store (``_kernels.c45_store``)."""
     return (List.empty_list(types.int64), List.empty_list(types.int64),
