@@ -343,7 +343,8 @@ def _export_model(args: argparse.Namespace, model) -> int:
     from .export.onnx import to_onnx
 
     try:
-        data = to_onnx(model, max_nodes=args.max_nodes).SerializeToString()
+        data = to_onnx(model, inputs=args.onnx_inputs,
+                       max_nodes=args.max_nodes).SerializeToString()
     except ImportError as error:
         raise QuercusError(str(error)) from None
     write_atomically(args.out, lambda handle: handle.buffer.write(data))
@@ -352,6 +353,9 @@ def _export_model(args: argparse.Namespace, model) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    if args.onnx_inputs is not None and args.format != "onnx":
+        raise QuercusError(f"--onnx-inputs applies to --format onnx, not {args.format}")
+    args.onnx_inputs = args.onnx_inputs or "raw"
     model = load_model(args.model)
     if args.format not in LANGUAGES:
         return _export_model(args, model)
@@ -616,8 +620,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "(predict(row) on raw values, predict_proba(row)) or C (int "
                     "predict(const double *row) on the encoded row, predict_proba). Invalid "
                     "input raises ValueError (Python) or makes predict return -2 (C). Or as "
-                    "an ONNX TreeEnsembleClassifier (input: the encoded rows as doubles) or a "
-                    "PMML 4.4 TreeModel; see docs/export.md.")
+                    "an ONNX TreeEnsembleClassifier (inputs: one per column, numbers or "
+                    "strings; or the encoded rows) or a PMML 4.4 TreeModel; see "
+                    "docs/export.md.")
     export.add_argument("model", metavar="MODEL", help="model file (JSON)")
     export.add_argument("--format", choices=list(EXPORT_FORMATS), default="python",
                         help="python or c source code (default: python), onnx or pmml")
@@ -627,6 +632,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="onnx: refuse a C4.5 tree whose exact ONNX form (one ONNX tree "
                              "per weighted missing-value path) needs more than N nodes "
                              "(default: 2000000)")
+    export.add_argument("--onnx-inputs", choices=["raw", "encoded"], default=None,
+                        help="onnx: raw (default) takes one input per column, named after it "
+                             "(numbers, or strings for a categorical column); encoded takes "
+                             "one matrix X of the encoded rows (category codes)")
     export.add_argument("--function-name", default="predict", metavar="NAME",
                         help="name of the predict function; the probabilities function is "
                              "NAME_proba (default: predict)")

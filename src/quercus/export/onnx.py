@@ -1,8 +1,12 @@
 """ONNX export: a fitted tree as an ``ai.onnx.ml`` TreeEnsembleClassifier (see docs/export.md).
 
-The graph takes one tensor ``X`` of shape [N, n_features] holding the *encoded* rows, as
+By default (``inputs="raw"``) the graph takes one [N, 1] input per feature, named after it:
+numbers for a numeric feature, strings for a categorical one, which LabelEncoder nodes turn
+into codebook codes (:mod:`quercus.export.onnx_inputs`). With ``inputs="encoded"`` it takes
+one tensor ``X`` of shape [N, n_features] holding the *encoded* rows, as
 ``model.schema_.encode`` makes them: numeric features as their value, categorical features
-as their codebook code (0 .. n_categories-1), a missing value as NaN. It returns ``label``
+as their codebook code (0 .. n_categories-1), a missing value as NaN. Either way the tree
+ensemble below reads that matrix. It returns ``label``
 (int64 class labels when every class is an integer, strings otherwise) and
 ``probabilities`` (float32 [N, n_classes], or with ``zipmap=True`` a list of
 ``{label: probability}`` maps).
@@ -59,10 +63,12 @@ from ..data.frames import to_python
 from ..errors import NotFittedError
 from ..tree import CATEGORICAL, INTERVAL, LEAF, NUMERIC, Tree
 from .conditions import format_value
+from .onnx_inputs import raw_doc, raw_inputs
 
-__all__ = ["DTYPES", "MAX_NODES", "ML_OPSET", "OPSET", "to_onnx"]
+__all__ = ["DTYPES", "INPUTS", "MAX_NODES", "ML_OPSET", "OPSET", "to_onnx"]
 
 DTYPES = ("double", "float")
+INPUTS = ("raw", "encoded")  # one input per column (strings for categories), or the matrix
 MAX_NODES = 2_000_000  # default bound on the nodes of all trees together
 OPSET = 17  # default ONNX domain
 ML_OPSET = 3  # ai.onnx.ml: TreeEnsembleClassifier with *_as_tensor (double) attributes
@@ -358,7 +364,7 @@ def _classifier(helper, name, trees, labels, as_int, n_classes, dtype, outputs):
                             domain="ai.onnx.ml", post_transform="NONE", **attrs)
 
 
-def to_onnx(model, *, dtype: str = "double", zipmap: bool = False,
+def to_onnx(model, *, inputs: str = "raw", dtype: str = "double", zipmap: bool = False,
             max_nodes: int = MAX_NODES):
     """An ONNX model that predicts like ``model`` (an ``onnx.ModelProto``).
 
@@ -366,8 +372,13 @@ def to_onnx(model, *, dtype: str = "double", zipmap: bool = False,
     ----------
     model : DecisionTreeClassifier
         A fitted model (any algorithm) with at least two classes.
+    inputs : {"raw", "encoded"}
+        ``"raw"``: one [N, 1] input per feature, named after it, numeric features as numbers
+        and categorical features as strings, coded inside the graph (see
+        :mod:`quercus.export.onnx_inputs`). ``"encoded"``: one input ``X`` [N, n_features]
+        holding the rows as ``model.schema_.encode`` makes them.
     dtype : {"double", "float"}
-        Element type of the input ``X``. ``"double"`` compares exactly as the model does;
+        Element type of the numeric inputs. ``"double"`` compares exactly as the model does;
         ``"float"`` rounds each threshold to the float32 that gives the same answer for
         every float32 input.
     zipmap : bool
@@ -387,7 +398,8 @@ def to_onnx(model, *, dtype: str = "double", zipmap: bool = False,
     ImportError
         The ``onnx`` package is not installed (``pip install 'quercus[onnx]'``).
     ValueError
-        A bad dtype, a model with one class, or a model too large for ``max_nodes``.
+        A bad ``inputs`` or dtype, a model with one class, a model too large for
+        ``max_nodes``, or (raw inputs) a feature named ``label`` or ``probabilities``.
     NotFittedError
         The model is not fitted.
     """
@@ -401,6 +413,8 @@ def to_onnx(model, *, dtype: str = "double", zipmap: bool = False,
         raise NotFittedError(f"this {type(model).__name__} is not fitted yet; call fit first")
     if dtype not in DTYPES:
         raise ValueError(f"unknown dtype {dtype!r}; choose one of: {', '.join(DTYPES)}")
+    if inputs not in INPUTS:
+        raise ValueError(f"unknown inputs {inputs!r}; choose one of: {', '.join(INPUTS)}")
     tree: Tree = model.tree_
     tree.validate()
     n_classes = tree.n_classes
@@ -452,11 +466,16 @@ def to_onnx(model, *, dtype: str = "double", zipmap: bool = False,
         nodes.append(helper.make_node("Identity", ["probabilities_tensor"], ["probabilities"]))
         outputs.append(helper.make_tensor_value_info("probabilities", TensorProto.FLOAT,
                                                      ["N", n_classes]))
-    graph = helper.make_graph(
-        nodes, "quercus_tree",
-        [helper.make_tensor_value_info("X", input_type, ["N", n_features])], outputs,
-        initializer=initializers)
-    graph.doc_string = _doc(model)
+    if inputs == "raw":
+        graph_inputs, first = raw_inputs(model.schema_, dtype, nodes, initializers)
+        nodes = first + nodes
+        doc = raw_doc(model.schema_)
+    else:
+        graph_inputs = [helper.make_tensor_value_info("X", input_type, ["N", n_features])]
+        doc = _doc(model)
+    graph = helper.make_graph(nodes, "quercus_tree", graph_inputs, outputs,
+                              initializer=initializers)
+    graph.doc_string = doc
     onnx_model = helper.make_model(graph, producer_name="quercus", opset_imports=[
         helper.make_opsetid("", OPSET), helper.make_opsetid("ai.onnx.ml", ML_OPSET)])
     onnx_model.ir_version = min(onnx_model.ir_version, 8)
