@@ -22,6 +22,7 @@ import pandas as pd
 from . import __version__, datasets
 from .data import read_arff, read_csv
 from .data.csv_stream import read_csv_binned
+from .data.raw_text import read_text_columns
 from .errors import DataError, QuercusError
 from .estimator import DecisionTreeClassifier
 from .evaluation import accuracy, cross_validate, format_confusion
@@ -207,17 +208,49 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _explanations(args: argparse.Namespace, model, data) -> str:
-    """``predict --explain``: every row's prediction and path, as text or JSON."""
+def _explanations(args: argparse.Namespace, model, data, kept: pd.DataFrame | None) -> str:
+    """``predict --explain``: every row's prediction and path, as text or JSON; with
+    ``--keep``, the kept values name the row (``Row 3 [id=007]:``, JSON ``"kept"``)."""
     import json
 
     try:
         explanations = model.explain(data.X)
     except DataError as error:
         raise DataError(f"{args.data}: {error}") from error
+    rows = [{} if kept is None else kept.iloc[e.row].to_dict() for e in explanations]
     if args.format == "json":
-        return json.dumps([e.to_dict() for e in explanations], indent=1) + "\n"
-    return "".join(f"{e}\n\n" for e in explanations)
+        return json.dumps([{**e.to_dict(), **({"kept": row} if kept is not None else {})}
+                           for e, row in zip(explanations, rows)], indent=1) + "\n"
+    texts = []
+    for e, row in zip(explanations, rows):
+        text, head = str(e), f"Row {e.row + 1}"
+        if row:
+            named = ", ".join(f"{column}={value}" for column, value in row.items())
+            text = f"{head} [{named}]{text[len(head):]}"
+        texts.append(f"{text}\n\n")
+    return "".join(texts)
+
+
+def _kept_columns(args: argparse.Namespace, n_rows: int) -> pd.DataFrame | None:
+    """``predict --keep``: the named columns of DATA as the file wrote them."""
+    if not args.keep:
+        return None
+    kept = read_text_columns(args.data, args.keep)
+    if len(kept) != n_rows:
+        raise DataError(f"{args.data}: read {len(kept)} rows of the kept columns but "
+                        f"{n_rows} rows of features")
+    return kept
+
+
+def _with_kept(table: pd.DataFrame, kept: pd.DataFrame | None, data: str) -> pd.DataFrame:
+    """The kept columns, then the predictions; a kept column may not reuse their names."""
+    if kept is None:
+        return table
+    clash = [c for c in kept.columns if c in table.columns]
+    if clash:
+        raise DataError(f"{data}: kept column '{clash[0]}' has the name of a prediction "
+                        "column; rename it in the file or leave it out of --keep")
+    return pd.concat([kept, table], axis=1)
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
@@ -225,8 +258,9 @@ def cmd_predict(args: argparse.Namespace) -> int:
     if args.format is not None and not args.explain:
         raise QuercusError("--format is used only with --explain (predictions are CSV)")
     data = _read(args.data, schema=model.schema_)
+    kept = _kept_columns(args, len(data.X))
     if args.explain:
-        _emit(_explanations(args, model, data), args.out, "Explanations")
+        _emit(_explanations(args, model, data, kept), args.out, "Explanations")
         return 0
     try:
         predicted = model.predict(data.X)
@@ -240,6 +274,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     if proba is not None:
         for j, label in enumerate(model.classes_):
             table[f"proba_{_label_text(label)}"] = proba[:, j]
+    table = _with_kept(table, kept, args.data)
     if args.out is None:
         table.to_csv(sys.stdout, index=False, lineterminator="\n")
     else:
@@ -542,6 +577,9 @@ def build_parser() -> argparse.ArgumentParser:
     predict.add_argument("--proba", action="store_true",
                          help="add a proba_<class> column per class")
     predict.add_argument("--out", metavar="FILE", help="write CSV here (default: stdout)")
+    predict.add_argument("--keep", nargs="+", metavar="COL", default=[],
+                         help="copy these columns of DATA (as written there) before the "
+                              "predictions, in this order; 'all' copies every column")
     predict.add_argument("--explain", action="store_true",
                          help="instead of CSV, print each row's prediction and its path "
                               "through the tree: every test with the row's value, and the "
