@@ -208,6 +208,17 @@ def test_raw_rows_with_missing_values_and_unseen_categories(name, algorithm):
     assert_raw_matches(model, X, X)  # the rows as they are
 
 
+@pytest.mark.parametrize("algorithm", ["id3", "c45", "cart", "interval"])
+def test_raw_rows_every_combination_of_categories(algorithm):
+    """play_tennis: every row of categories, missing values and an unseen category
+    (5 x 5 x 4 x 4); the unseen category gets the answer of a missing value."""
+    X, y = load("play_tennis")
+    model = DecisionTreeClassifier(algorithm=algorithm).fit(X, y)
+    books = [[*f.codebook.values, None, UNSEEN] for f in model.schema_.features]
+    rows = pd.DataFrame(list(itertools.product(*books)), columns=model.schema_.feature_names)
+    assert_raw_matches(model, rows, rows.replace(UNSEEN, None))
+
+
 def test_raw_inputs_are_named_and_typed_per_column():
     X, y = load("labor")
     model = DecisionTreeClassifier(algorithm="c45").fit(X, y)

@@ -131,6 +131,7 @@ def test_arff_values_are_unquoted_and_missing_is_empty(work):
 @pytest.mark.parametrize(("keep", "message"), [
     (["id", "idd"], "new.csv: no column 'idd' to keep; columns are: id, name, sepal_length"),
     (["ID", "Name"], "no columns 'ID', 'Name' to keep"),
+    (["all", "id"], "new.csv: --keep all copies every column; give it alone"),
 ])
 def test_unknown_column_is_one_line_and_writes_nothing(work, keep, message):
     result = run("predict", "iris.json", "new.csv", "--keep", *keep, "--out", "none.csv",

@@ -43,6 +43,8 @@ def read_text_columns(path: str | os.PathLike, columns: Sequence[str]) -> pd.Dat
         raise DataError(f"{name}: --keep reads .csv and .arff files, not '{suffix or name}'")
     wanted = list(header) if list(columns) == [ALL] else list(dict.fromkeys(columns))
     absent = [c for c in wanted if c not in header]
+    if ALL in absent:
+        raise DataError(f"{name}: --keep {ALL} copies every column; give it alone")
     if absent:
         noun = "column" if len(absent) == 1 else "columns"
         listed = ", ".join(f"'{c}'" for c in absent)
