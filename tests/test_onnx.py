@@ -245,7 +245,8 @@ def test_raw_float_inputs_and_zipmap():
 
 def test_integer_categories_are_strings():
     """A categorical column of integers is a string input: '7' and '7.0' are category 7,
-    '8' (never seen) and '' are missing."""
+    '8' (never seen) and '' are missing; bools are 'True'/'False' ('true' is unseen, as
+    for predict), floats '2.5' and '3' or '3.0'."""
     X = pd.DataFrame({"code": [7, 7, 10, 10, 12, 12, 7, 10, 12, 12] * 3,
                       "size": np.arange(30.0)})
     y = np.array(["a", "a", "b", "b", "c", "c", "a", "b", "c", "a"] * 3)
@@ -256,6 +257,19 @@ def test_integer_categories_are_strings():
              "size": np.array([[0.0], [0.0], [5.0], [5.0], [5.0], [np.nan]])}
     reference = pd.DataFrame({"code": [7, 7, 10, 12, None, None],
                               "size": [0.0, 0.0, 5.0, 5.0, 5.0, np.nan]})
+    label, proba = session(to_onnx(model)).run(None, feeds)
+    assert label.tolist() == model.predict(reference).tolist()
+    np.testing.assert_allclose(proba, model.predict_proba(reference), rtol=0, atol=ATOL)
+    X = pd.DataFrame({"flag": [True, False] * 15, "rate": [2.5, 3.0, 4.0] * 10})
+    y = np.where(X["flag"], "a", "b")
+    y[::7] = "c"
+    model = DecisionTreeClassifier(algorithm="c45", categorical_features=["rate"],
+                                   min_samples_leaf=1).fit(X, y)
+    assert [f.codebook.values for f in model.schema_.features] == [(False, True),
+                                                                   (2.5, 3.0, 4.0)]
+    feeds = {"flag": np.array([["True"], ["False"], ["true"], [""]], dtype=object),
+             "rate": np.array([["2.5"], ["3"], ["3.0"], ["4"]], dtype=object)}
+    reference = pd.DataFrame({"flag": [True, False, None, None], "rate": [2.5, 3.0, 3.0, 4.0]})
     label, proba = session(to_onnx(model)).run(None, feeds)
     assert label.tolist() == model.predict(reference).tolist()
     np.testing.assert_allclose(proba, model.predict_proba(reference), rtol=0, atol=ATOL)
