@@ -88,6 +88,8 @@ def test_laplace_probabilities_and_uncorrected_labels():
     X, y = load("vote")
     model = DecisionTreeClassifier(algorithm="c45", laplace=True).fit(X, y)
     assert_matches(model, X)
+    rows, reference, _ = damage(model, X)
+    assert_raw_matches(model, rows, reference)  # two ensembles read the coded columns
 
 
 def test_float_input_is_exact_for_float32_rows():
