@@ -24,7 +24,7 @@ COMMAND = Path(sys.executable).parent / "quercus"
 NEW_ROWS = '''\
 "id","name","sepal_length","sepal_width","petal_length","petal_width","note","species"
 "007","Smith, J.",5.1,3.5,1.4,0.2,NA,"setosa"
-"010","O""Brien",6.7,3.1,4.7,1.5,"first, second","versicolor"
+"010","O""Brien",6.70,3.1,4.7,1.5,"first, second","versicolor"
 "0x1F","  spaced",6.3,3.3,6.0,2.5,"","virginica"
 "1e3","",5.8,2.7,5.1,1.9,"1.50","virginica"
 '''
@@ -104,6 +104,7 @@ def test_keep_all_with_proba_and_out(work):
     assert written[0] == [*header, "prediction", "proba_setosa", "proba_versicolor",
                           "proba_virginica"]
     assert [row[:len(header)] for row in written[1:]] == source[1:]
+    assert [row[2] for row in written[1:3]] == ["5.1", "6.70"]  # a feature's text, too
     assert [row[len(header)] for row in written[1:]] == [row[-1] for row in source[1:]]
     assert all(float(row[len(header) + 1 + ["setosa", "versicolor", "virginica"].index(
         row[len(header)])]) == 1.0 for row in written[1:])  # a full tree fits iris
