@@ -229,8 +229,15 @@ def test_raw_inputs_are_named_and_typed_per_column():
     assert [i.type for i in inputs] == ["tensor(string)" if spec.is_categorical
                                         else "tensor(double)" for spec in model.schema_.features]
     assert {tuple(i.shape) for i in inputs} == {("N", 1)}
-    floats = session(to_onnx(model, dtype="float")).get_inputs()
-    assert {i.type for i in floats} == {"tensor(string)", "tensor(float)"}
+    floats = session(to_onnx(model, dtype="float"))
+    assert {i.type for i in floats.get_inputs()} == {"tensor(string)", "tensor(float)"}
+    rounded = X.copy()  # the model on the float32 values the float graph receives
+    for spec in model.schema_.features:
+        if not spec.is_categorical:
+            rounded[spec.name] = X[spec.name].astype(np.float32).astype(np.float64)
+    label, proba = floats.run(None, raw_feeds(model, X, np.float32))
+    assert label.tolist() == model.predict(rounded).tolist()
+    np.testing.assert_allclose(proba, model.predict_proba(rounded), rtol=0, atol=ATOL)
 
 
 def test_raw_float_inputs_and_zipmap():
