@@ -18,7 +18,8 @@ from typing import TextIO
 import numpy as np
 
 from ..errors import ModelFileError
-from ..tree import CATEGORICAL, INTERVAL, LEAF, NUMERIC, Tree
+from ..tree import Tree
+from .model_checks import check_tree
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "load_model", "save_model", "write_atomically"]
 
@@ -231,7 +232,7 @@ def model_from_dict(document, path="<model>"):
         _check_integers(raw)
         tree_dict = {k: _floats_from_json(v) if k != "n_classes" else v for k, v in raw.items()}
         tree = Tree.from_dict(tree_dict)
-        _check_against_schema(tree, schema)
+        check_tree(tree, schema)
     except (KeyError, IndexError, TypeError, ValueError, OverflowError) as error:
         raise ModelFileError(f"{path} has inconsistent tree arrays: {_one_line(error)}") \
             from error
@@ -243,7 +244,7 @@ def model_from_dict(document, path="<model>"):
 
 
 def _check_params(model) -> None:
-    """Raise ValueError for parameters that prediction and printing rely on."""
+    """Raise ValueError or TypeError for parameters that prediction and printing rely on."""
     from ..learners import CRITERIA, LEARNERS
 
     if model.algorithm not in LEARNERS:
@@ -251,7 +252,9 @@ def _check_params(model) -> None:
     if model.criterion is not None and model.criterion not in CRITERIA[model.algorithm]:
         raise ValueError(f"criterion {model.criterion!r} is not one of {model.algorithm}'s")
     if not isinstance(model.laplace, bool):
-        raise ValueError(f"laplace must be true or false, got {model.laplace!r}")
+        raise TypeError(f"laplace must be true or false, got {model.laplace!r}")
+    if model.unclassified is not None and not isinstance(model.unclassified, (str, int, float)):
+        raise TypeError(f"unclassified must be a single value, got {model.unclassified!r}")
 
 
 def _check_format_version(document: dict, path) -> None:
@@ -307,58 +310,11 @@ _INTEGER_ARRAYS = ("kind", "feature", "child_ptr", "child_ids", "missing_branch"
 
 
 def _check_integers(raw: dict) -> None:
-    """Raise TypeError unless the integer arrays hold only integers (numpy would silently
-    truncate 0.5 to 0 or read true as 1)."""
+    """Raise TypeError unless the integer arrays (and ``n_classes``) hold only integers
+    (numpy would silently truncate 0.5 to 0 or read true as 1)."""
+    if type(raw.get("n_classes")) is not int:
+        raise TypeError(f"'n_classes' must be an integer, not {raw.get('n_classes')!r}")
     for name in _INTEGER_ARRAYS:
         values = raw.get(name)
         if isinstance(values, list) and not all(type(v) is int for v in values):
             raise TypeError(f"the {name!r} array must hold only integers")
-
-
-def _check_against_schema(tree: Tree, schema) -> None:
-    """Raise ValueError where the tree does not fit the schema's features and classes."""
-    if tree.n_classes != len(schema.classes):
-        raise ValueError(f"the tree has {tree.n_classes} classes, the schema "
-                         f"{len(schema.classes)}")
-    inner = np.flatnonzero(tree.kind != LEAF)
-    features = tree.feature[inner]
-    if np.any(features < 0) or np.any(features >= len(schema.features)):
-        raise ValueError("a node tests a feature that the schema does not have")
-    for node in inner[tree.kind[inner] == CATEGORICAL]:
-        spec = schema.features[int(tree.feature[node])]
-        if spec.kind != "categorical":
-            raise ValueError(f"node {node} splits the numeric feature {spec.name!r} by category")
-    if not np.all(np.isfinite(tree.value)) or np.any(tree.value < 0):
-        raise ValueError("class weights must be finite and non-negative")
-    _check_structure(tree, schema)
-
-
-def _check_structure(tree: Tree, schema) -> None:
-    """What prediction and the exporters assume beyond ``Tree.validate``: the offsets
-    ascend from 0, every node but the root is the child of exactly one node (so weighted
-    descent visits each node once), numeric and interval nodes have two children, a
-    category map has one entry per category, and weights are finite and non-negative."""
-    for name in ("child_ptr", "category_ptr"):
-        ptr = getattr(tree, name)
-        if ptr[0] != 0 or np.any(np.diff(ptr) < 0):
-            raise ValueError(f"{name} must ascend from 0")
-    if not np.array_equal(np.sort(tree.child_ids), np.arange(1, tree.n_nodes)):
-        raise ValueError("child_ids must list every node but the root exactly once")
-    n_children = np.diff(tree.child_ptr)
-    binary = (tree.kind == NUMERIC) | (tree.kind == INTERVAL)
-    if np.any(n_children[binary] != 2):
-        node = int(np.flatnonzero(binary & (n_children != 2))[0])
-        raise ValueError(f"node {node} is a binary split with {n_children[node]} children")
-    map_sizes = np.diff(tree.category_ptr)
-    for node in np.flatnonzero(tree.kind == CATEGORICAL):
-        n_categories = schema.features[int(tree.feature[node])].n_categories
-        if map_sizes[node] != n_categories:
-            raise ValueError(f"node {node} maps {map_sizes[node]} categories, its feature has "
-                             f"{n_categories}")
-    intervals = tree.kind == INTERVAL
-    if np.any((tree.interval_class[intervals] < 0)
-              | (tree.interval_class[intervals] >= tree.n_classes)):
-        raise ValueError("an interval node names a class that the schema does not have")
-    weights = tree.weighted_n_node_samples
-    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
-        raise ValueError("node weights must be finite and non-negative")
