@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 import quercus
 from quercus import DecisionTreeClassifier, ModelFileError, datasets
-from quercus.export.interval_xml import csharp_double, load_xml, tree_to_xml
+from quercus.export.interval_xml import csharp_double, tree_to_xml
+from quercus.export.model_file import load_xml
 from quercus.export.rules import rules_to_text
 from quercus.growing.interval import USELESS, IntervalGrower, candidate_scores
 
