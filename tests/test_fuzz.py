@@ -261,13 +261,18 @@ def test_edited_model_files_load_or_raise_model_file_error(case):
 
 @FUZZ
 @given(algorithm=st.sampled_from(ALGORITHMS), cut=st.floats(0, 1), junk=st.binary(max_size=8))
+# found by the long run: the whole file plus a tab is the same JSON document, and loads
+@example(algorithm="cart", cut=1.0, junk=b"\t")
 def test_truncated_model_files_raise_model_file_error(algorithm, cut, junk):
     text = json.dumps(model_to_dict(model_and_rows(algorithm)[0]))
     data = text.encode()[: int(len(text) * cut)] + junk
     path = _file(data, ".json")
     model = _outcome(lambda: quercus.load_model(path))
-    if model is not None:  # only an untouched document may load
-        assert data == text.encode()
+    if model is not None:  # only the untouched document (give or take whitespace) may load
+        assert json.loads(data) == json.loads(text)
+        rows = model_and_rows(algorithm)[1]
+        np.testing.assert_array_equal(model.predict_proba(rows),
+                                      model_and_rows(algorithm)[0].predict_proba(rows))
 
 
 @st.composite

@@ -110,6 +110,48 @@ def test_each_module_imports_alone_in_a_fresh_interpreter(module):
             "import quercus; quercus.load_model; quercus.DecisionTreeClassifier.save; "
             "print(sorted(m for m in sys.modules if m.startswith('quercus.export.model')))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            timeout=120)
+                            timeout=120, check=False)
     assert result.returncode == 0, f"import {module} alone failed:\n{result.stderr}"
     assert "quercus.export.model_file" in result.stdout
+
+
+def _public_submodules(package: Path) -> list[str]:
+    return sorted(p.stem if p.is_file() else p.name for p in package.iterdir()
+                  if not p.name.startswith("_")
+                  and ((p.is_file() and p.suffix == ".py") or (p / "__init__.py").is_file()))
+
+
+def test_public_submodules_are_attributes_after_a_plain_import():
+    """``import quercus`` then ``quercus.evaluation.cross_validate(...)`` works as the README
+    writes it, for every public submodule of quercus, quercus.data and quercus.export, and
+    the optional dependencies are imported only when their module is used."""
+    expected = {"quercus": _public_submodules(PACKAGE),
+                "quercus.data": _public_submodules(PACKAGE / "data"),
+                "quercus.export": _public_submodules(PACKAGE / "export")}
+    assert {"evaluation", "plotting", "report"} <= set(expected["quercus"])
+    code = f"""
+import sys, types
+import quercus
+optional = [m for m in ("matplotlib", "onnx", "onnxruntime") if m in sys.modules]
+assert not optional, optional
+assert "quercus.evaluation" not in sys.modules
+X, y, _ = quercus.datasets.load("play_tennis")
+result = quercus.evaluation.cross_validate(quercus.DecisionTreeClassifier(), X, y, n_folds=2)
+assert len(result.accuracies) == 2
+for package, names in {expected!r}.items():
+    parent = sys.modules[package]
+    for name in names:
+        module = getattr(parent, name)
+        assert isinstance(module, types.ModuleType), (package, name)
+        assert module is sys.modules[package + "." + name], (package, name)
+        assert name in dir(parent), (package, name)
+try:
+    quercus.no_such_module
+except AttributeError as error:
+    assert "no_such_module" in str(error)
+else:
+    raise AssertionError("an unknown attribute did not raise AttributeError")
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120, check=False)
+    assert result.returncode == 0, result.stderr

@@ -132,8 +132,8 @@ def test_xml_round_trip_is_exact(tmp_path):
     ("<other/>", "Treesetting"),
     ("<Treesetting><Branch Class='1' Gini='0' Min='0' Max='1'>0</Branch></Treesetting>",
      "Property"),
-    ("<Treesetting><Branch Class='x' Gini='0' Min='0' Max='1' Property='0'>0</Branch>"
-     "</Treesetting>", "Class"),
+    (("<Treesetting><Branch Class='x' Gini='0' Min='0' Max='1' Property='0'>0</Branch>"
+      "</Treesetting>"), "Class"),
     ('<?xml version="1.0"?><!DOCTYPE t [<!ENTITY a "aaaa">]><Treesetting>&a;</Treesetting>',
      "DOCTYPE"),
 ])
