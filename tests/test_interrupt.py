@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from quercus import cli
-from quercus.export import model_file
+from quercus.export import atomic
 
 ROOT = Path(__file__).parent.parent
 TIMEOUT = 60.0
@@ -139,7 +139,7 @@ def test_interrupt_while_saving_leaves_no_file(tmp_path: Path, monkeypatch, caps
         assert list(out_dir.iterdir()), "the temporary file should exist here"
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(model_file.os, "fsync", interrupted)
+    monkeypatch.setattr(atomic.os, "fsync", interrupted)
     for stream in (["--splitter", "hist", "--stream"], []):
         status = cli.main(["train", str(path), "--target", "y", "--out",
                            str(out_dir / "model.json"), *stream])

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 import quercus
 from quercus import DecisionTreeClassifier, ModelFileError, datasets
-from quercus.export.interval_xml import csharp_double, load_xml, tree_to_xml
+from quercus.export.interval_xml import csharp_double, tree_to_xml
+from quercus.export.model_file import load_xml
 from quercus.export.rules import rules_to_text
 from quercus.growing.interval import USELESS, IntervalGrower, candidate_scores
 
@@ -131,8 +132,8 @@ def test_xml_round_trip_is_exact(tmp_path):
     ("<other/>", "Treesetting"),
     ("<Treesetting><Branch Class='1' Gini='0' Min='0' Max='1'>0</Branch></Treesetting>",
      "Property"),
-    ("<Treesetting><Branch Class='x' Gini='0' Min='0' Max='1' Property='0'>0</Branch>"
-     "</Treesetting>", "Class"),
+    (("<Treesetting><Branch Class='x' Gini='0' Min='0' Max='1' Property='0'>0</Branch>"
+      "</Treesetting>"), "Class"),
     ('<?xml version="1.0"?><!DOCTYPE t [<!ENTITY a "aaaa">]><Treesetting>&a;</Treesetting>',
      "DOCTYPE"),
 ])

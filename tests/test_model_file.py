@@ -11,10 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import quercus.export
 from quercus import datasets
 from quercus.errors import ModelFileError, NotFittedError
 from quercus.estimator import DecisionTreeClassifier
-from quercus.export import model_file
+from quercus.export import atomic, model_file
 from quercus.export.model_file import load_model, save_model
 from quercus.tree import _ARRAY_FIELDS
 
@@ -137,8 +138,10 @@ def fitted():
     return DecisionTreeClassifier().fit(data.X, data.y)
 
 
-@pytest.mark.parametrize("target, error", [("json.dump", RuntimeError("disk full")),
-                                           ("os.replace", OSError(28, "No space left"))])
+@pytest.mark.parametrize("target, error", [
+    ("model_writer.json.dump", RuntimeError("disk full")),
+    ("atomic.os.replace", OSError(28, "No space left")),
+])
 def test_failed_write_leaves_old_file_and_no_temp(tmp_path, monkeypatch, fitted, target, error):
     path = tmp_path / "model.json"
     path.write_text("old contents")
@@ -146,8 +149,8 @@ def test_failed_write_leaves_old_file_and_no_temp(tmp_path, monkeypatch, fitted,
     def fail(*args, **kwargs):
         raise error
 
-    module, name = target.split(".")
-    monkeypatch.setattr(getattr(model_file, module), name, fail)
+    module, library, name = target.split(".")
+    monkeypatch.setattr(getattr(getattr(quercus.export, module), library), name, fail)
     with pytest.raises((RuntimeError, ModelFileError)):
         save_model(fitted, path)
     assert path.read_text() == "old contents"
@@ -155,7 +158,7 @@ def test_failed_write_leaves_old_file_and_no_temp(tmp_path, monkeypatch, fitted,
 
 
 def test_failed_first_write_leaves_nothing(tmp_path, monkeypatch, fitted):
-    monkeypatch.setattr(model_file.os, "fsync", lambda fd: (_ for _ in ()).throw(OSError(5, "I/O")))
+    monkeypatch.setattr(atomic.os, "fsync", lambda fd: (_ for _ in ()).throw(OSError(5, "I/O")))
     with pytest.raises(ModelFileError, match="model.json"):
         save_model(fitted, tmp_path / "model.json")
     assert list(tmp_path.iterdir()) == []

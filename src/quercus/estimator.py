@@ -408,8 +408,11 @@ class DecisionTreeClassifier:
 
     # -- model files -----------------------------------------------------------------------
     def save(self, path) -> None:
-        """Write the fitted model to a JSON file (atomically)."""
-        from .export.model_file import save_model
+        """Write the fitted model to a JSON file (atomically; ``.xml``: seed 001's XML, for
+        class-interval trees). Read it back with ``quercus.load_model``."""
+        # the writer imports no estimator; imported here, not above, because importing any
+        # quercus.export module runs quercus/export/__init__, whose model_file imports us
+        from .export.model_writer import save_model
 
         save_model(self, path)
 

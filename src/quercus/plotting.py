@@ -266,7 +266,7 @@ def save_decision_surface(model, X, y, features, path, *, resolution: int = 300,
                           title: str | None = None) -> None:
     """Draw ``plot_decision_surface`` and write it atomically to ``path`` (.png, .svg or
     .pdf, by its suffix)."""
-    from .export.model_file import write_atomically
+    from .export.atomic import write_atomically
 
     suffix = Path(path).suffix.lower().lstrip(".")
     if suffix not in PLOT_FORMATS:

@@ -275,7 +275,7 @@ its training rows and its class distribution.</p>
 
 def write_report(path, model, X=None, y=None, **options) -> None:
     """Write ``report_html(model, X, y, **options)`` to ``path``, atomically."""
-    from .export.model_file import write_atomically
+    from .export.atomic import write_atomically
 
     page = report_html(model, X, y, **options)
     write_atomically(path, lambda handle: handle.write(page))

@@ -17,6 +17,7 @@ from ._kernels.predict import (
     proba_rows,
 )
 from ._kernels.predict_numeric import FEATURE_SHIFT, MISSING_LEFT, SPLIT, numeric_leaf_lookup
+from .errors import DataError
 
 __all__ = ["CATEGORICAL", "LEAF", "NUMERIC", "Tree", "TreeRecorder"]
 
@@ -130,10 +131,7 @@ class Tree:
 
     def _leaf_lookup(self, X: np.ndarray, lookup: np.ndarray) -> np.ndarray:
         """``lookup[leaf]`` for the leaf every row reaches (``lookup``: int64 per node)."""
-        X = _as_float_rows(X)
-        if X.ndim != 2 or X.shape[1] <= self.feature.max(initial=-1):
-            raise ValueError(f"X has {X.shape[-1]} columns; the tree tests feature "
-                             f"{self.feature.max()}")
+        X = self._checked_rows(X)
         out = np.empty(X.shape[0], dtype=np.int64)
         layout = self.numeric_layout()
         if layout is not None:  # every split a numeric threshold: the compact kernel
@@ -141,6 +139,16 @@ class Tree:
             return out
         apply_rows(X, *self._kernel_args(), out)
         return lookup[out]
+
+    def _checked_rows(self, X: np.ndarray, dtype=None) -> np.ndarray:
+        """X as C-ordered float rows, refusing a matrix without a column that a split tests
+        (the kernels do not check bounds)."""
+        X = _as_float_rows(X) if dtype is None else np.ascontiguousarray(X, dtype=dtype)
+        tested = int(self.feature[self.kind != LEAF].max(initial=-1))
+        if X.ndim != 2 or X.shape[1] <= tested:
+            raise DataError(f"X has {X.shape[-1] if X.ndim else 0} columns; the tree tests "
+                            f"feature {tested}")
+        return X
 
     def numeric_layout(self) -> tuple[np.ndarray, np.ndarray, int] | None:
         """The packed nodes of ``_kernels.predict_numeric`` and the depth of the shallowest
@@ -205,7 +213,7 @@ class Tree:
         proba = self.node_probabilities(laplace)
         if not self.has_weighted_missing:  # every row ends in one leaf
             return proba.take(self.apply(X), axis=0)
-        X = _as_float_rows(X)
+        X = self._checked_rows(X)
         out = np.zeros((X.shape[0], self.n_classes))
         proba_rows(X, *self._kernel_args(), proba, out)
         return out
@@ -227,7 +235,7 @@ class Tree:
 
     def decision_paths(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Nodes visited by every row, as CSR ``(indices, indptr)``."""
-        X = np.ascontiguousarray(X, dtype=np.float64)
+        X = self._checked_rows(X, np.float64)
         nodes = np.empty(X.shape[0] * (self.max_depth + 1), dtype=np.int64)
         ptr = np.empty(X.shape[0] + 1, dtype=np.int64)
         used = path_lengths(X, *self._kernel_args(), nodes, ptr)
@@ -268,35 +276,53 @@ class Tree:
         return tree
 
     def validate(self) -> None:
-        """Raise ValueError if the arrays do not describe a well-formed tree."""
+        """Raise ValueError, naming the array and the node, if the arrays do not describe a
+        well-formed tree (``quercus.export.model_checks`` checks a loaded tree further)."""
         n = self.n_nodes
+        if n == 0:
+            raise ValueError("the tree has no nodes")
+        if self.value.shape[0] != n:
+            raise ValueError(f"'value' has {self.value.shape[0]} rows of {self.n_classes} "
+                             f"class weights, 'kind' {n} nodes")
         same_length = ("feature", "threshold", "missing_branch", "impurity", "n_node_samples",
                        "weighted_n_node_samples", "empty", "interval_high", "interval_class")
-        if n == 0 or any(getattr(self, f).shape[0] != n for f in same_length):
-            raise ValueError("node arrays differ in length")
-        if self.value.shape[0] != n or self.child_ptr.shape[0] != n + 1:
-            raise ValueError("value or child_ptr has the wrong length")
-        if self.category_ptr.shape[0] != n + 1:
-            raise ValueError("category_ptr has the wrong length")
+        for name in same_length:
+            if getattr(self, name).shape[0] != n:
+                raise ValueError(f"'{name}' has {getattr(self, name).shape[0]} entries, "
+                                 f"'kind' {n}")
+        for name in ("child_ptr", "category_ptr"):
+            if getattr(self, name).shape[0] != n + 1:
+                raise ValueError(f"'{name}' has {getattr(self, name).shape[0]} entries, "
+                                 f"not {n + 1} (one per node, plus one)")
         if self.child_ptr[-1] != self.child_ids.shape[0]:
-            raise ValueError("child_ptr does not match child_ids")
+            raise ValueError(f"'child_ptr' ends at {self.child_ptr[-1]}, 'child_ids' has "
+                             f"{self.child_ids.shape[0]} entries")
         if self.category_ptr[-1] != self.category_branch.shape[0]:
-            raise ValueError("category_ptr does not match category_branch")
+            raise ValueError(f"'category_ptr' ends at {self.category_ptr[-1]}, "
+                             f"'category_branch' has {self.category_branch.shape[0]} entries")
         for node in range(n):
             children = self.children(node)
             if self.kind[node] == LEAF:
                 if children.size:
-                    raise ValueError(f"leaf {node} has children")
+                    raise ValueError(f"'child_ptr' of node {node}: a leaf has no children")
                 continue
-            if self.kind[node] not in (NUMERIC, CATEGORICAL, INTERVAL) or children.size < 2:
-                raise ValueError(f"node {node} is malformed")
+            if self.kind[node] not in (NUMERIC, CATEGORICAL, INTERVAL):
+                raise ValueError(f"'kind' of node {node} is {self.kind[node]}: not a node kind")
+            if children.size < 2:
+                raise ValueError(f"'child_ptr' of node {node}: a split has 2 or more "
+                                 f"children, not {children.size}")
             if np.any(children <= node) or np.any(children >= n):
-                raise ValueError(f"node {node} has children out of pre-order")
+                raise ValueError(f"'child_ids' of node {node}: a child must come after its "
+                                 f"parent and be one of the {n} nodes, not "
+                                 f"{children[(children <= node) | (children >= n)][0]}")
             if not -1 <= self.missing_branch[node] < children.size:
-                raise ValueError(f"node {node} has a bad missing-value branch")
+                raise ValueError(f"'missing_branch' of node {node} is "
+                                 f"{self.missing_branch[node]}: the node has {children.size} "
+                                 "branches")
             cmap = self.category_map(node)
             if np.any(cmap < 0) or np.any(cmap >= children.size):
-                raise ValueError(f"node {node} has a bad category map")
+                raise ValueError(f"'category_branch' of node {node}: a category goes to no "
+                                 f"branch (the node has {children.size})")
 
 
 @dataclass

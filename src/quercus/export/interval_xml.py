@@ -27,8 +27,8 @@ import numpy as np
 
 from ..data.schema import Codebook, FeatureSpec, Schema
 from ..errors import ModelFileError
-from ..tree import INTERVAL, LEAF, TreeRecorder
-from .model_file import write_atomically
+from ..tree import INTERVAL, LEAF, Tree, TreeRecorder
+from .atomic import write_atomically
 
 ALWAYS = 1e50  # the seed's initial class range: a plain leaf is a branch nothing escapes
 
@@ -172,10 +172,10 @@ def _branch(element, path):
             int(prop), subs)
 
 
-def load_xml(path):
-    """Read a seed-format XML tree into a fitted ``DecisionTreeClassifier(algorithm="interval")``."""
-    from ..estimator import DecisionTreeClassifier
-
+def read_xml(path) -> tuple[Schema, Tree]:
+    """Read a seed-format XML tree: the schema (features ``x0``, ``x1``, ... and the
+    classes) and the flat class-interval tree. ``quercus.load_model`` makes the fitted
+    ``DecisionTreeClassifier(algorithm="interval")`` of them."""
     path = Path(path)
     try:
         data = path.read_bytes()
@@ -204,10 +204,7 @@ def load_xml(path):
     schema = Schema(features=tuple(FeatureSpec(f"x{i}", "numeric", None)
                                    for i in range(n_features)),
                     target="class", classes=Codebook(tuple(labels)))
-    model = DecisionTreeClassifier(algorithm="interval")
-    model.tree_ = tree
-    model._set_fitted(schema, False)
-    return model
+    return schema, tree
 
 
 def _flat_tree(root_element, path, code, n_classes):

@@ -1,69 +1,46 @@
-"""JSON model files: one document holding the parameters, the schema and the flat tree.
+"""Model files: reading them back into fitted estimators, and the one module to import
+for model files (it re-exports the writer's ``save_model``, ``model_to_dict`` and format
+constants).
 
-Loading only parses JSON; it never executes code from the file.
+Loading only parses JSON (or seed 001's XML); it never executes code from the file, and it
+checks every index of the tree before the model is used (``model_checks``). The writer,
+``model_writer``, imports no estimator, so the estimator's ``save`` delegates to it without
+an import circle; this module imports the estimator, the writer and the XML reader.
 """
 
 from __future__ import annotations
 
 import json
-import math
-import os
-import tempfile
-from collections.abc import Callable
-from importlib import metadata
-from numbers import Integral, Real
 from pathlib import Path
-from typing import TextIO
 
-import numpy as np
-
+from ..data.schema import Schema
 from ..errors import ModelFileError
-from ..tree import CATEGORICAL, INTERVAL, LEAF, NUMERIC, Tree
+from ..estimator import DecisionTreeClassifier
+from ..learners import CRITERIA, LEARNERS
+from ..tree import Tree
+from .atomic import write_atomically
+from .interval_xml import read_xml
+from .model_checks import check_tree
+from .model_writer import (
+    ESTIMATOR,
+    FORMAT,
+    FORMAT_VERSION,
+    ITEMS_TAG,
+    model_to_dict,
+    one_line,
+    quercus_version,
+    save_model,
+)
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "load_model", "save_model", "write_atomically"]
-
-FORMAT = "quercus-model"
-FORMAT_VERSION = 1
-ESTIMATOR = "DecisionTreeClassifier"
-_ITEMS = "__items__"  # tags a dict stored as [key, value] pairs (keeps non-string keys)
-
-
-def _quercus_version() -> str:
-    try:
-        return metadata.version("quercus")
-    except metadata.PackageNotFoundError:
-        return "unknown"
-
-
-def _one_line(error: BaseException) -> str:
-    return " ".join(str(error).split()) or type(error).__name__
-
-
-def _param_to_json(name: str, value):
-    """A parameter value as JSON data: tuples and arrays become lists, dicts tagged pairs."""
-    if value is None or isinstance(value, (str, bool)):
-        return value
-    if isinstance(value, np.generic):
-        return _param_to_json(name, value.item())
-    if isinstance(value, Integral):
-        return int(value)
-    if isinstance(value, Real):
-        if not math.isfinite(value):
-            raise ModelFileError(f"parameter {name} = {value!r} cannot be stored in a model file")
-        return float(value)
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return [_param_to_json(name, v) for v in value]
-    if isinstance(value, dict):
-        return {_ITEMS: [[_param_to_json(name, k), _param_to_json(name, v)]
-                         for k, v in value.items()]}
-    raise ModelFileError(f"parameter {name} = {value!r} cannot be stored in a model file")
+__all__ = ["FORMAT", "FORMAT_VERSION", "load_model", "load_xml", "model_from_dict",
+           "model_to_dict", "save_model", "write_atomically"]
 
 
 def _param_from_json(value):
     if isinstance(value, dict):
-        if set(value) != {_ITEMS}:
+        if set(value) != {ITEMS_TAG}:
             raise ValueError("a parameter holds an unknown object")
-        return {_hashable(k): _param_from_json(v) for k, v in value[_ITEMS]}
+        return {_hashable(k): _param_from_json(v) for k, v in value[ITEMS_TAG]}
     if isinstance(value, list):
         return [_param_from_json(v) for v in value]
     return value
@@ -73,97 +50,19 @@ def _hashable(key):
     return tuple(key) if isinstance(key, list) else key
 
 
-def _floats_to_json(values: list) -> list:
-    """Replace +-inf (not valid JSON) with the strings "inf" / "-inf"."""
-    return [("inf" if v > 0 else "-inf") if isinstance(v, float) and math.isinf(v) else v
-            for v in values]
-
-
 def _floats_from_json(values) -> list:
     if not isinstance(values, list):
         raise TypeError("a tree array is not a list")
     return [float(v) if v in ("inf", "-inf") else v for v in values]
 
 
-def model_to_dict(model) -> dict:
-    """The model-file document of a fitted model (raises NotFittedError if unfitted)."""
-    tree = model._check_fitted()
-    tree_dict = tree.to_dict()
-    for name, values in tree_dict.items():
-        if isinstance(values, list):
-            tree_dict[name] = _floats_to_json(values)
-    params = {name: _param_to_json(name, value) for name, value in model.get_params().items()}
-    return {
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        "quercus_version": _quercus_version(),
-        "estimator": ESTIMATOR,
-        "params": params,
-        "schema": model.schema_.to_json(),
-        "has_feature_names": hasattr(model, "feature_names_in_"),
-        "tree": tree_dict,
-    }
-
-
-def write_atomically(path, write: Callable[[TextIO], None]) -> None:
-    """Create or replace the text file ``path`` with what ``write(handle)`` writes.
-
-    The text goes to a temporary file in the same directory, which is flushed, synced and
-    renamed over ``path``. On any error the temporary file is removed, an existing file at
-    ``path`` is left untouched, and the error propagates.
-    """
-    path = Path(path)
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, temp_name = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp_name, 0o644)
-        os.replace(temp_name, path)
-    except BaseException:
-        try:
-            os.unlink(temp_name)
-        except OSError:
-            pass
-        raise
-
-
-def save_model(model, path) -> None:
-    """Write a fitted model to ``path`` as one JSON document, atomically (a path ending in
-    ``.xml`` gets seed 001's XML format, for class-interval trees).
-
-    Raises
-    ------
-    NotFittedError
-        The model is not fitted.
-    ModelFileError
-        The file cannot be written (an existing file is then left untouched).
-    """
-    if Path(path).suffix.lower() == ".xml":  # seed 001's format, class-interval trees only
-        from .interval_xml import save_xml
-
-        model._check_fitted()
-        try:
-            return save_xml(model, path)
-        except ValueError as error:
-            raise ModelFileError(f"cannot write {path}: {_one_line(error)}") from error
-    document = model_to_dict(model)
-
-    def write(handle: TextIO) -> None:
-        json.dump(document, handle, allow_nan=False, indent=1)
-        handle.write("\n")
-
-    try:
-        write_atomically(path, write)
-    except OSError as error:
-        raise ModelFileError(f"cannot write model file {path}: "
-                             f"{error.strerror or _one_line(error)}") from error
-    except (TypeError, ValueError) as error:
-        if isinstance(error, ModelFileError):
-            raise
-        raise ModelFileError(f"cannot write model file {path}: {_one_line(error)}") from error
+def _fitted(model: DecisionTreeClassifier, tree: Tree, schema: Schema,
+            has_feature_names: bool) -> DecisionTreeClassifier:
+    """``model`` (unfitted, with the file's parameters) fitted with the file's tree and
+    schema: the one place a model file becomes an estimator."""
+    model.tree_ = tree
+    model._set_fitted(schema, has_feature_names)
+    return model
 
 
 def load_model(path):
@@ -182,8 +81,6 @@ def load_model(path):
     """
     path = Path(path)
     if path.suffix.lower() == ".xml":  # seed 001's format
-        from .interval_xml import load_xml
-
         return load_xml(path)
     try:
         with open(path, encoding="utf-8") as handle:
@@ -195,7 +92,7 @@ def load_model(path):
             from error
     except (UnicodeDecodeError, ValueError) as error:  # JSONDecodeError is a ValueError
         raise ModelFileError(f"{path} is not a Quercus model file (invalid JSON: "
-                             f"{_one_line(error)})") from error
+                             f"{one_line(error)})") from error
     except RecursionError:
         raise ModelFileError(f"{path} is not a Quercus model file (JSON nested too deeply)") \
             from None
@@ -204,9 +101,6 @@ def load_model(path):
 
 def model_from_dict(document, path="<model>"):
     """Rebuild a fitted model from a model-file document (see ``load_model``)."""
-    from ..data.schema import Schema
-    from ..estimator import DecisionTreeClassifier
-
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise ModelFileError(f"{path} is not a Quercus model file (no \"format\": \"{FORMAT}\")")
     _check_format_version(document, path)
@@ -220,38 +114,43 @@ def model_from_dict(document, path="<model>"):
         model = DecisionTreeClassifier(**params)
         _check_params(model)
     except (TypeError, ValueError) as error:
-        raise ModelFileError(f"{path} has bad estimator parameters: {_one_line(error)}") \
+        raise ModelFileError(f"{path} has bad estimator parameters: {one_line(error)}") \
             from error
     try:
         schema = Schema.from_json(document["schema"])
     except Exception as error:  # any malformed schema document
-        raise ModelFileError(f"{path} has a bad schema: {_one_line(error)}") from error
+        raise ModelFileError(f"{path} has a bad schema: {one_line(error)}") from error
     try:
         raw = _with_later_arrays(dict(document["tree"]))
         _check_integers(raw)
         tree_dict = {k: _floats_from_json(v) if k != "n_classes" else v for k, v in raw.items()}
         tree = Tree.from_dict(tree_dict)
-        _check_against_schema(tree, schema)
+        check_tree(tree, schema)
     except (KeyError, IndexError, TypeError, ValueError, OverflowError) as error:
-        raise ModelFileError(f"{path} has inconsistent tree arrays: {_one_line(error)}") \
+        raise ModelFileError(f"{path} has inconsistent tree arrays: {one_line(error)}") \
             from error
     if not isinstance(document["has_feature_names"], bool):
         raise ModelFileError(f"{path} has a bad 'has_feature_names' entry (not true or false)")
-    model.tree_ = tree
-    model._set_fitted(schema, document["has_feature_names"])
-    return model
+    return _fitted(model, tree, schema, document["has_feature_names"])
+
+
+def load_xml(path) -> DecisionTreeClassifier:
+    """Read a seed-format XML tree (``interval_xml.read_xml``) into a fitted
+    ``DecisionTreeClassifier(algorithm="interval")``."""
+    schema, tree = read_xml(path)
+    return _fitted(DecisionTreeClassifier(algorithm="interval"), tree, schema, False)
 
 
 def _check_params(model) -> None:
-    """Raise ValueError for parameters that prediction and printing rely on."""
-    from ..learners import CRITERIA, LEARNERS
-
+    """Raise ValueError or TypeError for parameters that prediction and printing rely on."""
     if model.algorithm not in LEARNERS:
         raise ValueError(f"unknown algorithm {model.algorithm!r}")
     if model.criterion is not None and model.criterion not in CRITERIA[model.algorithm]:
         raise ValueError(f"criterion {model.criterion!r} is not one of {model.algorithm}'s")
     if not isinstance(model.laplace, bool):
-        raise ValueError(f"laplace must be true or false, got {model.laplace!r}")
+        raise TypeError(f"laplace must be true or false, got {model.laplace!r}")
+    if model.unclassified is not None and not isinstance(model.unclassified, (str, int, float)):
+        raise TypeError(f"unclassified must be a single value, got {model.unclassified!r}")
 
 
 def _check_format_version(document: dict, path) -> None:
@@ -269,10 +168,10 @@ def _check_format_version(document: dict, path) -> None:
         writer = document.get("quercus_version")
         by = f" (written by Quercus {writer})" if isinstance(writer, str) else ""
         raise ModelFileError(f"{path} has model format version {version}{by}, newer than this "
-                             f"Quercus ({_quercus_version()}), which reads format version "
+                             f"Quercus ({quercus_version()}), which reads format version "
                              f"{FORMAT_VERSION}; upgrade Quercus to load it")
     raise ModelFileError(f"{path} has an unknown model format version {version!r}; this "
-                         f"Quercus ({_quercus_version()}) reads format version "
+                         f"Quercus ({quercus_version()}) reads format version "
                          f"{FORMAT_VERSION}")
 
 
@@ -307,58 +206,11 @@ _INTEGER_ARRAYS = ("kind", "feature", "child_ptr", "child_ids", "missing_branch"
 
 
 def _check_integers(raw: dict) -> None:
-    """Raise TypeError unless the integer arrays hold only integers (numpy would silently
-    truncate 0.5 to 0 or read true as 1)."""
+    """Raise TypeError unless the integer arrays (and ``n_classes``) hold only integers
+    (numpy would silently truncate 0.5 to 0 or read true as 1)."""
+    if type(raw.get("n_classes")) is not int:
+        raise TypeError(f"'n_classes' must be an integer, not {raw.get('n_classes')!r}")
     for name in _INTEGER_ARRAYS:
         values = raw.get(name)
         if isinstance(values, list) and not all(type(v) is int for v in values):
             raise TypeError(f"the {name!r} array must hold only integers")
-
-
-def _check_against_schema(tree: Tree, schema) -> None:
-    """Raise ValueError where the tree does not fit the schema's features and classes."""
-    if tree.n_classes != len(schema.classes):
-        raise ValueError(f"the tree has {tree.n_classes} classes, the schema "
-                         f"{len(schema.classes)}")
-    inner = np.flatnonzero(tree.kind != LEAF)
-    features = tree.feature[inner]
-    if np.any(features < 0) or np.any(features >= len(schema.features)):
-        raise ValueError("a node tests a feature that the schema does not have")
-    for node in inner[tree.kind[inner] == CATEGORICAL]:
-        spec = schema.features[int(tree.feature[node])]
-        if spec.kind != "categorical":
-            raise ValueError(f"node {node} splits the numeric feature {spec.name!r} by category")
-    if not np.all(np.isfinite(tree.value)) or np.any(tree.value < 0):
-        raise ValueError("class weights must be finite and non-negative")
-    _check_structure(tree, schema)
-
-
-def _check_structure(tree: Tree, schema) -> None:
-    """What prediction and the exporters assume beyond ``Tree.validate``: the offsets
-    ascend from 0, every node but the root is the child of exactly one node (so weighted
-    descent visits each node once), numeric and interval nodes have two children, a
-    category map has one entry per category, and weights are finite and non-negative."""
-    for name in ("child_ptr", "category_ptr"):
-        ptr = getattr(tree, name)
-        if ptr[0] != 0 or np.any(np.diff(ptr) < 0):
-            raise ValueError(f"{name} must ascend from 0")
-    if not np.array_equal(np.sort(tree.child_ids), np.arange(1, tree.n_nodes)):
-        raise ValueError("child_ids must list every node but the root exactly once")
-    n_children = np.diff(tree.child_ptr)
-    binary = (tree.kind == NUMERIC) | (tree.kind == INTERVAL)
-    if np.any(n_children[binary] != 2):
-        node = int(np.flatnonzero(binary & (n_children != 2))[0])
-        raise ValueError(f"node {node} is a binary split with {n_children[node]} children")
-    map_sizes = np.diff(tree.category_ptr)
-    for node in np.flatnonzero(tree.kind == CATEGORICAL):
-        n_categories = schema.features[int(tree.feature[node])].n_categories
-        if map_sizes[node] != n_categories:
-            raise ValueError(f"node {node} maps {map_sizes[node]} categories, its feature has "
-                             f"{n_categories}")
-    intervals = tree.kind == INTERVAL
-    if np.any((tree.interval_class[intervals] < 0)
-              | (tree.interval_class[intervals] >= tree.n_classes)):
-        raise ValueError("an interval node names a class that the schema does not have")
-    weights = tree.weighted_n_node_samples
-    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
-        raise ValueError("node weights must be finite and non-negative")
