@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -61,7 +62,8 @@ def read_csv(
         must hold numbers, categorical columns stay raw strings (object dtype).
     delimiter : str, optional
         One character. By default a comma, unless the header row holds no comma and splits
-        on ``;``, a tab or ``|`` (see :func:`detect_delimiter`).
+        on ``;``, a tab or ``|`` (see :func:`detect_delimiter`). In a ``;``-separated file
+        a decimal comma (``1,5``) is read as a decimal point, as spreadsheets write it.
     na_values : str or list of str, optional
         More strings that stand for a missing value, besides ``MISSING_STRINGS`` (the
         default set of pandas' ``read_csv``: ``NA``, ``N/A``, ``NaN``, ``nan``, ``null``,
@@ -195,20 +197,29 @@ def _override_set(name: str, header: list[str], cols: Sequence[str] | None, what
     return set(cols)
 
 
-def _looks_numeric(text: str) -> float | None:
-    """The number a stripped CSV string spells, or None."""
+_DECIMAL_COMMA = re.compile(r"[+-]?[0-9]*,[0-9]+(?:[eE][+-]?[0-9]+)?")
+
+
+def _looks_numeric(text: str, decimal_comma: bool = False) -> float | None:
+    """The number a stripped CSV string spells, or None; with ``decimal_comma``, ``1,5``
+    is 1.5 too (a ``;``-separated file, as a spreadsheet writes it in many locales)."""
     if "_" in text:
         return None
     try:
         return float(text)
     except ValueError:
-        return None
+        pass
+    if decimal_comma and _DECIMAL_COMMA.fullmatch(text):
+        return float(text.replace(",", "."))
+    return None
 
 
 class _Strings:
     """A column of strings factorised: ``values[codes]`` with code -1 for missing."""
 
-    def __init__(self, col: pd.Series, tokens: frozenset[str] = DEFAULT_NA_TOKENS) -> None:
+    def __init__(self, col: pd.Series, tokens: frozenset[str] = DEFAULT_NA_TOKENS,
+                 decimal_comma: bool = False) -> None:
+        self.decimal_comma = decimal_comma
         codes, uniques = pd.factorize(col)
         stripped = [str(u).strip() for u in uniques]
         stripped = [None if s in tokens else s for s in stripped]
@@ -220,7 +231,7 @@ class _Strings:
         """(float value of each distinct string, index of the first non-number or -1)."""
         nums = np.empty(len(self.values), dtype=np.float64)
         for i, text in enumerate(self.values):
-            number = _looks_numeric(text)
+            number = _looks_numeric(text, self.decimal_comma)
             if number is None:
                 return nums, i
             nums[i] = number
@@ -315,7 +326,7 @@ class _Reader:
                 raw = self._pandas(usecols=[col], dtype=str, keep_default_na=False, na_filter=False)
                 self._raw[col] = raw[col]
             series = self._raw[col]
-        return _Strings(series, self.tokens)
+        return _Strings(series, self.tokens, self.delimiter == ";")
 
     def is_number_column(self, col: str) -> bool:
         return self.frame[col].dtype.kind in "iuf"

@@ -71,7 +71,8 @@ def describe(data: Dataset, name: str = "") -> str:
         lines.append(f"classes of '{schema.target}' ({len(schema.classes)}): {listed}")
         if lost:
             lines.append(f"{lost} row{'s' if lost != 1 else ''} without a class (missing "
-                         f"'{schema.target}'): training leaves them out")
+                         f"'{schema.target}'): training leaves {'them' if lost != 1 else 'it'}"
+                         " out")
     if schema.na_tokens is not None:
         lines.append("missing-value strings: " + " ".join(repr(t) for t in
                                                            sorted(schema.na_tokens)))
