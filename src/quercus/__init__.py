@@ -2,7 +2,16 @@
 
 from . import datasets
 from .criteria import best_split, gain_ratio, impurity, information_gain
-from .data import Codebook, Dataset, FeatureSpec, Schema, read_arff, read_csv
+from .data import (
+    Codebook,
+    Dataset,
+    FeatureSpec,
+    Schema,
+    read_arff,
+    read_csv,
+    read_data,
+    read_parquet,
+)
 from .errors import DataError, ModelFileError, NotFittedError, QuercusError
 from .estimator import DecisionTreeClassifier
 from .export.model_file import load_model
@@ -28,4 +37,6 @@ __all__ = [
     "load_model",
     "read_arff",
     "read_csv",
+    "read_data",
+    "read_parquet",
 ]
