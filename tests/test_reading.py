@@ -24,6 +24,7 @@ from quercus import DecisionTreeClassifier, cli, datasets
 from quercus.data import MISSING_STRINGS, read_arff, read_csv, read_data
 from quercus.data.csv_stream import read_csv_binned
 from quercus.errors import DataError
+from quercus.evaluation import cross_validate
 from quercus.export import load_model
 
 BUNDLED = Path(quercus.__file__).parent / "data" / "bundled"
@@ -462,3 +463,61 @@ def test_bundled_penguins_and_airquality_read_numeric_columns() -> None:
     assert X.isna().sum().to_dict() == {"Ozone": 37, "Solar.R": 7, "Wind": 0, "Temp": 0, "Day": 0}
     assert schema.classes.values == (5, 6, 7, 8, 9)
     assert y.value_counts().sort_index().tolist() == [31, 30, 31, 31, 30]
+
+
+# -- the options on every command that reads data ----------------------------------------------
+@pytest.mark.parametrize("argv", [
+    ["train", "d.csv", "--target", "y", "--out", "m.json"],
+    ["eval", "d.csv", "--target", "y"],
+    ["predict", "m.json", "d.csv"],
+    ["inspect", "d.csv"],
+    ["rules", "m.json", "--simplify", "--data", "d.csv"],
+    ["report", "m.json", "d.csv", "--out", "r.html"],
+    ["plot", "m.json", "d.csv", "--out", "p.png"],
+    ["export", "m.json", "--ranges", "d.csv"],
+])
+def test_every_reading_command_takes_the_token_options(argv) -> None:
+    args = cli.build_parser().parse_args([*argv, "--na-values", "unknown", "-",
+                                          "--keep-na-token", "NA"])
+    assert args.na_values == ["unknown", "-"] and args.keep_na == ["NA"]
+
+
+def test_token_options_reach_rules_report_and_export(capsys, tmp_path) -> None:
+    rows = "".join(f"{x},{'pq'[x > 4]}\n" for x in range(10)) + "unknown,p\n"
+    train = write(tmp_path / "t.csv", "x,y\n" + rows)
+    model = tmp_path / "m.json"
+    code, _, _ = run(capsys, "train", train, "--target", "y", "--out", model,
+                     "--na-values", "unknown")
+    assert code == 0
+    other = write(tmp_path / "o.csv", "x,y\n" + rows.replace("unknown", "n/k"))
+    code, _, err = run(capsys, "rules", model, "--simplify", "--data", other)
+    assert code == 2 and "'n/k' is not a number" in err
+    for argv in (["rules", model, "--simplify", "--data", other],
+                 ["report", model, other, "--out", tmp_path / "r.html"],
+                 ["export", model, "--ranges", other, "--out", tmp_path / "t.py"]):
+        code, _, err = run(capsys, *argv, "--na-values", "n/k")
+        assert code == 0, err
+
+
+def test_a_kept_na_class_is_a_class_in_cross_validation(tmp_path) -> None:
+    rows = "".join(f"{x},{['NA', 'p', 'q'][x % 3]}\n" for x in range(30))
+    path = write(tmp_path / "t.csv", "x,y\n" + rows)
+    X, y, schema = read_csv(path, "y", keep_na="NA")
+    assert schema.classes.values == ("NA", "p", "q")
+    result = cross_validate(DecisionTreeClassifier(), X, y, n_folds=3)
+    assert list(result.labels) == ["NA", "p", "q"] and result.confusion.sum() == 30
+    X, y, _ = read_csv(path, "y")
+    result = cross_validate(DecisionTreeClassifier(), X, y, n_folds=3)
+    assert list(result.labels) == ["p", "q"] and result.confusion.sum() == 20
+
+
+def test_inspect_an_arff_file(capsys, tmp_path) -> None:
+    arff = write(tmp_path / "w.arff", "@relation w\n@attribute t numeric\n@attribute o {a, b}\n"
+                 "@attribute y {p, q}\n@data\n1,a,p\nNA,b,q\n3,?,p\n")
+    code, out, _ = run(capsys, "inspect", arff, "--target", "y")
+    assert code == 0
+    assert out.splitlines()[2].split()[:4] == ["t", "numeric", "1", "2"]
+    assert out.splitlines()[3].split()[:4] == ["o", "categorical", "1", "2"]
+    assert out.splitlines()[4] == "classes of 'y' (2): p (2), q (1)"
+    code, _, err = run(capsys, "inspect", arff, "--numeric", "t")
+    assert code == 2 and "--numeric does not apply to an ARFF file" in err
