@@ -521,3 +521,53 @@ def test_inspect_an_arff_file(capsys, tmp_path) -> None:
     assert out.splitlines()[4] == "classes of 'y' (2): p (2), q (1)"
     code, _, err = run(capsys, "inspect", arff, "--numeric", "t")
     assert code == 2 and "--numeric does not apply to an ARFF file" in err
+
+
+def test_parquet_forced_types_bools_and_errors(tmp_path, monkeypatch) -> None:
+    pytest.importorskip("pyarrow")
+    frame = pd.DataFrame({"code": pd.Categorical(["10", "2", "NA", "10"]),
+                          "flag": [True, False, True, None],
+                          "n": ["1", "2", "x", "4"], "y": [1, 2, 1, 2]})
+    path = tmp_path / "t.parquet"
+    frame.to_parquet(path)
+    with pytest.warns(UserWarning, match=r"t.parquet: column 'n' was read as categorical "
+                                         r"although 3 of its 4 values are numbers"):
+        X, _, schema = read_data(path, "y", numeric=["code"], categorical=["y"])
+    assert kinds(schema) == {"code": "numeric", "flag": "categorical", "n": "categorical"}
+    assert X["code"].tolist()[:2] == [10.0, 2.0] and np.isnan(X["code"].iloc[2])
+    assert schema.feature("flag").codebook.values == (False, True)
+    with pytest.raises(DataError) as exc:
+        read_data(path, "y", numeric=["n"])
+    assert str(exc.value) == f"{path}, column 'n', row 3: 'x' is not a number"
+    when = tmp_path / "dates.parquet"
+    pd.DataFrame({"d": pd.to_datetime(["2020-01-01", "2021-01-01"]), "y": [1, 2]}).to_parquet(when)
+    with pytest.raises(DataError, match="column 'd' has unsupported type"):
+        read_data(when, "y")
+    junk = write(tmp_path / "junk.parquet", "not parquet")
+    with pytest.raises(DataError, match=r"junk.parquet: cannot read the Parquet file \("):
+        read_data(junk)
+    monkeypatch.setitem(__import__("sys").modules, "pyarrow", None)
+    with pytest.raises(DataError, match=r"reading Parquet needs pyarrow: pip install "
+                                        r"'quercus\[parquet\]'"):
+        read_data(path)
+
+
+def test_a_csv_model_predicts_parquet_rows(capsys, tmp_path) -> None:
+    pytest.importorskip("pyarrow")
+    train = write(tmp_path / "t.csv", "x,c,y\n1,a,p\n2,b,q\n3,a,p\n4,b,q\n")
+    code, _, _ = run(capsys, "train", train, "--target", "y", "--out", tmp_path / "m.json")
+    assert code == 0
+    new = tmp_path / "new.parquet"
+    pd.DataFrame({"c": ["a", "NA", "b"], "x": [1.0, None, 4.0]}).to_parquet(new)
+    code, out, err = run(capsys, "predict", tmp_path / "m.json", new)
+    assert code == 0, err
+    assert out.splitlines()[0] == "prediction" and len(out.splitlines()) == 4
+
+
+def test_a_zip_must_hold_one_file(capsys, tmp_path) -> None:
+    path = tmp_path / "two.csv.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("a.csv", "x,y\n1,p\n")
+        archive.writestr("b.csv", "x,y\n2,q\n")
+    code, _, err = run(capsys, "inspect", path)
+    assert code == 2 and err.startswith(f"quercus: error: {path}: ") and err.count("\n") == 1

@@ -50,6 +50,10 @@ class _Column:
     """One column of the frame, typed; errors name the file, the row and the column."""
 
     def __init__(self, name: str, col: str, series: pd.Series, tokens: frozenset[str]):
+        if series.dtype == object:  # booleans with nulls come back as objects
+            present = series.dropna()
+            if len(present) and all(isinstance(v, (bool, np.bool_)) for v in present):
+                series = series.astype("boolean")
         self.name, self.col, self.series, self.tokens = name, col, series, tokens
 
     def is_categorical_dtype(self) -> bool:
