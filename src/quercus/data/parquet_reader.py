@@ -91,7 +91,8 @@ class _Column:
         series, dtype = self.series, self.series.dtype
         if isinstance(dtype, pd.CategoricalDtype):  # stored order kept
             kept = [c for c in dtype.categories if not (isinstance(c, str) and c in self.tokens)]
-            values = pd.Categorical(series, categories=kept)
+            dropped = [c for c in dtype.categories if c not in kept]
+            values = pd.Categorical(series.cat.remove_categories(dropped))
             return values, Codebook(tuple(to_python(v) for v in kept))
         if pd.api.types.is_bool_dtype(dtype):
             values = pd.Categorical(series.astype(object), categories=[False, True])
