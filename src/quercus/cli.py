@@ -12,7 +12,6 @@ import signal
 import sys
 import threading
 import time
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Self
@@ -21,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from . import __version__, datasets
-from .data import read_data
+from .cli_reading import cmd_inspect, labelled_rows, read_file, reading_options
 from .data.csv_stream import read_csv_binned
 from .data.sources import compression_of, data_format
 from .errors import DataError, QuercusError
@@ -62,43 +61,6 @@ def _count(text: str) -> int | float:
             return float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-
-
-def _read(path: str, target: str | None = None, *, schema=None, args=None, warn=False):
-    """Read DATA by its name (.csv, compressed CSV, .arff or .parquet) with the reading
-    options of ``args`` (--na-values, --keep-na-token, --categorical, --numeric). With
-    ``warn``, type-inference warnings are printed as ``quercus: warning: ...`` lines."""
-    options = {"na_values": getattr(args, "na_values", None) or None,
-               "keep_na": getattr(args, "keep_na", None) or None}
-    if schema is not None:
-        options["schema"] = schema
-    elif data_format(path) != "arff":  # ARFF: --categorical goes to the estimator
-        options["categorical"] = getattr(args, "categorical", None) or None
-        options["numeric"] = getattr(args, "numeric", None) or None
-    elif getattr(args, "numeric", None):
-        raise QuercusError(f"{path}: --numeric does not apply to an ARFF file (its header "
-                           "declares the types)")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", UserWarning)
-        data = read_data(path, target, **options)
-    for warning in caught:
-        if warn and issubclass(warning.category, UserWarning):
-            print(f"quercus: warning: {warning.message}", file=sys.stderr)
-    return data
-
-
-def _labelled(path: str, data):
-    """The rows whose class is known; one line on stderr says how many were left out."""
-    known = data.y.notna().to_numpy()
-    if known.all() or not known.any():  # none known: the learner says so
-        return data
-    lost = int((~known).sum())
-    print(f"quercus: warning: {path}: left out {lost} of {len(known)} rows whose class "
-          f"'{data.schema.target}' is missing; counts below are of the {int(known.sum())} "
-          "rows used", file=sys.stderr)
-    X = data.X.iloc[np.flatnonzero(known)].reset_index(drop=True)
-    y = data.y.iloc[np.flatnonzero(known)].reset_index(drop=True)
-    return type(data)(X, y, data.schema)
 
 
 def _confidence(text: str) -> float:
@@ -223,7 +185,7 @@ def _train_streaming(args: argparse.Namespace) -> int:
 def cmd_train(args: argparse.Namespace) -> int:
     if _streams(args):
         return _train_streaming(args)
-    data = _labelled(args.data, _read(args.data, args.target, args=args, warn=True))
+    data = labelled_rows(args.data, read_file(args.data, args.target, args=args, warn=True))
     model = _estimator(args)
     start = time.perf_counter()
     bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
@@ -262,7 +224,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     if args.format is not None and not args.explain:
         raise QuercusError("--format is used only with --explain (predictions are CSV)")
-    data = _read(args.data, schema=model.schema_, args=args)
+    data = read_file(args.data, schema=model.schema_, args=args)
     if args.explain:
         _emit(_explanations(args, model, data), args.out, "Explanations")
         return 0
@@ -335,7 +297,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     from .plotting import save_decision_surface
 
     model = load_model(args.model)
-    data = _read(args.data, schema=model.schema_, args=args)
+    data = read_file(args.data, schema=model.schema_, args=args)
     save_decision_surface(model, data.X, data.y, args.features, args.out,
                           resolution=args.resolution)
     print(f"Decision surface written to {args.out}")
@@ -348,7 +310,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     X = y = None
     if args.data is not None:
-        data = _read(args.data, schema=model.schema_, args=args)
+        data = read_file(args.data, schema=model.schema_, args=args)
         if data.y is None:
             raise DataError(f"{args.data}: no class column {model.schema_.target!r}; the "
                             "report's accuracy needs labelled rows")
@@ -395,7 +357,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         return _export_model(args, model)
     training = None
     if args.ranges is not None:
-        training = _read(args.ranges, schema=model.schema_, args=args).X
+        training = read_file(args.ranges, schema=model.schema_, args=args).X
     source = to_source(model, language=args.format, function_name=args.function_name,
                        X=training)
     if args.out is None:
@@ -422,7 +384,7 @@ def _simplified_rules(args: argparse.Namespace, model) -> str:
     if args.data is None:
         raise QuercusError("--simplify needs the training data (the model file does not "
                            "store it): add --data TRAIN.csv or --data TRAIN.arff")
-    data = _read(args.data, schema=model.schema_, args=args)
+    data = read_file(args.data, schema=model.schema_, args=args)
     if data.y is None:
         raise DataError(f"{args.data}: no class column '{model.schema_.target}'; --simplify "
                         "needs the training rows with their classes")
@@ -453,20 +415,12 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    data = _labelled(args.data, _read(args.data, args.target, args=args, warn=True))
+    data = labelled_rows(args.data, read_file(args.data, args.target, args=args, warn=True))
     result = cross_validate(_estimator(args), data.X, data.y, n_folds=args.cv, seed=args.seed)
     print(f"{args.cv}-fold cross-validation on {len(data.X)} rows (seed {args.seed})")
     print(f"Accuracy: mean {result.mean:.4f}, std {result.std:.4f}")
     print("Confusion matrix (rows: true class, columns: predicted class):")
     print(format_confusion(result.confusion, result.labels))
-    return 0
-
-
-def cmd_inspect(args: argparse.Namespace) -> int:
-    from .data.inspect import describe
-
-    data = _read(args.data, args.target, args=args, warn=True)
-    sys.stdout.write(describe(data, args.data))
     return 0
 
 
@@ -557,20 +511,7 @@ def _learner_options(parser: argparse.ArgumentParser) -> None:
                        help="treat these columns as numeric: a value that is not a number "
                             "(nor a missing-value token) is an error naming its line "
                             "(CSV and Parquet)")
-    _data_options(parser)
-
-
-def _data_options(parser: argparse.ArgumentParser) -> None:
-    """--na-values and --keep-na-token: every command that reads a data file has them."""
-    group = parser.add_argument_group("reading options")
-    group.add_argument("--na-values", nargs="+", metavar="TOKEN", default=[],
-                       help="more strings that mean a missing value, besides the default "
-                            "set (empty, ?, NA, N/A, NaN, nan, null, NULL, None, #N/A, ...: "
-                            "see README 'Reading your data'); a model remembers them for "
-                            "predict")
-    group.add_argument("--keep-na-token", dest="keep_na", nargs="+", metavar="TOKEN",
-                       default=[], help="read these strings of the default set as real "
-                                        "values (e.g. a category called NA)")
+    reading_options(parser)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -608,7 +549,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "leaf's class counts")
     predict.add_argument("--format", choices=["text", "json"], default=None,
                          help="with --explain: text (default) or JSON")
-    _data_options(predict)
+    reading_options(predict)
     predict.set_defaults(func=cmd_predict)
 
     show = commands.add_parser("show", help="print a model's tree",
@@ -640,7 +581,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="picture to write: .png, .svg or .pdf")
     plot.add_argument("--resolution", type=int, default=300, metavar="N",
                       help="grid points along each axis (default: 300)")
-    _data_options(plot)
+    reading_options(plot)
     plot.set_defaults(func=cmd_plot)
 
     report = commands.add_parser(
@@ -652,7 +593,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("data", metavar="DATA", nargs="?",
                         help="labelled rows to evaluate on (.csv, .csv.gz, .arff or .parquet), optional")
     report.add_argument("--out", required=True, metavar="FILE", help="HTML file to write")
-    _data_options(report)
+    reading_options(report)
     report.set_defaults(func=cmd_report)
 
     rules = commands.add_parser(
@@ -675,7 +616,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="text (default) or a JSON document for programs")
     rules.add_argument("--out", metavar="FILE",
                        help="write to FILE (atomically) instead of stdout")
-    _data_options(rules)
+    reading_options(rules)
     rules.set_defaults(func=cmd_rules)
 
     export = commands.add_parser(
@@ -701,7 +642,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--ranges", metavar="DATA",
                         help="training data (.csv, .csv.gz, .arff or .parquet): the code also refuses a numeric "
                              "value outside its column's range in DATA")
-    _data_options(export)
+    reading_options(export)
     export.set_defaults(func=cmd_export)
 
     evaluate = commands.add_parser("eval", help="stratified k-fold cross-validation",
@@ -726,7 +667,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="treat these columns as categorical")
     inspect.add_argument("--numeric", nargs="+", metavar="COL", default=[],
                          help="treat these columns as numeric")
-    _data_options(inspect)
+    reading_options(inspect)
     inspect.set_defaults(func=cmd_inspect)
 
     demo = commands.add_parser("demo", help="a short tour on bundled data sets",
