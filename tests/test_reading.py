@@ -311,13 +311,24 @@ def test_parquet_keeps_types_and_category_order(capsys, tmp_path) -> None:
     assert code == 0 and "grade   categorical" in out
 
 
-def test_dataframe_category_order_decides_ties() -> None:
-    # two categories with the same class counts: which one C4.5 lists first follows the
-    # categorical's order, as the codebook keeps it
-    for order in (["b", "a"], ["a", "b"]):
-        X = pd.DataFrame({"c": pd.Categorical(["a", "b", "a", "b"], categories=order)})
-        model = DecisionTreeClassifier().fit(X, ["p", "q", "p", "q"])
-        assert model.schema_.feature("c").codebook.values == tuple(order)
+def test_category_order_decides_ties(tmp_path) -> None:
+    # one leaf holding one row of each class: the prediction is the first class in the
+    # codebook, which is the categorical's order (not the sorted order), from a DataFrame
+    # and from a Parquet file alike
+    X = pd.DataFrame({"c": pd.Categorical(["a", "a"], categories=["b", "a"])})
+    for order in (["q", "p"], ["p", "q"]):
+        y = pd.Series(pd.Categorical(["p", "q"], categories=order))
+        model = DecisionTreeClassifier().fit(X, y)
+        assert model.schema_.feature("c").codebook.values == ("b", "a")
+        assert list(model.classes_) == order
+        assert model.predict(X).tolist() == [order[0], order[0]]
+        if order == ["q", "p"]:
+            pytest.importorskip("pyarrow")
+            X.assign(y=y).to_parquet(tmp_path / "tie.parquet")
+            X2, y2, schema = read_data(tmp_path / "tie.parquet", "y")
+            assert schema.classes.values == ("q", "p")
+            assert schema.feature("c").codebook.values == ("b", "a")
+            assert DecisionTreeClassifier().fit(X2, y2).predict(X2).tolist() == ["q", "q"]
 
 
 CSV = "x;c;y\n1,5;a;p\nNA;b;q\n2;NA;p\n3;b;q\n"
