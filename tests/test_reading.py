@@ -582,3 +582,18 @@ def test_a_zip_must_hold_one_file(capsys, tmp_path) -> None:
         archive.writestr("b.csv", "x,y\n2,q\n")
     code, _, err = run(capsys, "inspect", path)
     assert code == 2 and err.startswith(f"quercus: error: {path}: ") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("suffix, reason", [
+    (".gz", "Not a gzipped file"), (".bz2", "Invalid data stream"),
+    (".zip", "File is not a zip file"), (".xz", "Input format not supported by decoder")])
+def test_a_file_that_is_not_what_its_name_says(capsys, tmp_path, suffix, reason) -> None:
+    path = write(tmp_path / f"plain.csv{suffix}", "a,y\n1,p\n")
+    for argv in (["inspect", path],
+                 ["train", path, "--target", "y", "--out", tmp_path / "m.json"],
+                 ["train", path, "--target", "y", "--out", tmp_path / "m.json", "--stream",
+                  "--splitter", "hist"]):
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and err.startswith(f"quercus: error: {path}: cannot read the file "
+                                            f"({reason}") and err.count("\n") == 1
+    assert not (tmp_path / "m.json").exists()

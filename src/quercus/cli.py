@@ -29,12 +29,12 @@ from .evaluation import accuracy, cross_validate, format_confusion
 from .export.codegen import LANGUAGES, to_source
 from .export.conditions import format_value
 from .export.interval_xml import tree_to_xml
-from .progress import ProgressBar
 from .export.j48 import tree_to_id3, tree_to_j48
 from .export.model_file import load_model, save_model, write_atomically
 from .export.rules import rules_to_text
 from .export.text import tree_to_text
 from .learners import CRITERIA, DEFAULT_CRITERION, DEFAULT_MIN_SAMPLES_LEAF, LEARNERS
+from .progress import ProgressBar
 from .tree import LEAF
 
 __all__ = ["build_parser", "main"]

@@ -26,7 +26,7 @@ import pandas as pd
 from quercus.data.frames import DEFAULT_NA_TOKENS, is_integral, na_tokens, show
 from quercus.data.inference import type_warnings
 from quercus.data.schema import CATEGORICAL, NUMERIC, Codebook, Dataset, FeatureSpec, Schema
-from quercus.data.sources import find_bad_byte, open_text, read_errors
+from quercus.data.sources import READ_ERRORS, find_bad_byte, open_text, read_errors
 from quercus.errors import DataError
 
 ROW_NAMES = ""  # the name of a nameless first column: R's row names, left out
@@ -132,7 +132,7 @@ def detect_delimiter(path: str | os.PathLike) -> str:
                 first = fh.readline(1 << 20)
                 if first.strip() or not first:
                     break
-    except (OSError, EOFError, DataError, ValueError):
+    except (*READ_ERRORS, DataError, ValueError):
         return ","  # reading the file again names the error
     if "," in first:
         return ","
@@ -164,7 +164,7 @@ def _records(name: str, delimiter: str) -> Iterator[tuple[int, list[str]]]:
             f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except csv.Error as exc:
         raise DataError(f"{name}: cannot parse the file ({exc})") from None
-    except (OSError, EOFError, ValueError) as exc:  # zlib/lzma/zip errors included
+    except (*READ_ERRORS, ValueError) as exc:  # e.g. a damaged compressed file
         raise read_errors(name, exc) from None
 
 
@@ -286,7 +286,7 @@ class _Reader:
             raise find_bad_byte(self.name) or DataError(
                 f"{self.name}: not UTF-8 text ({exc.reason} at byte {exc.start})"
             ) from None
-        except (EOFError, OSError) as exc:  # a damaged compressed file
+        except READ_ERRORS as exc:  # e.g. a damaged compressed file
             raise read_errors(self.name, exc) from None
         except pd.errors.ParserError as exc:
             self._raise_ragged()

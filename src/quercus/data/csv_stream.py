@@ -39,7 +39,7 @@ from .csv_reader import (
 )
 from .frames import DEFAULT_NA_TOKENS, is_integral, na_tokens, sorted_categories
 from .schema import CATEGORICAL, NUMERIC, Codebook, FeatureSpec, Schema
-from .sources import find_bad_byte, read_errors
+from .sources import READ_ERRORS, find_bad_byte, read_errors
 
 CHUNK_ROWS = 100_000
 
@@ -157,7 +157,7 @@ class _File:
         except UnicodeDecodeError as exc:
             raise find_bad_byte(self.name) or DataError(
                 f"{self.name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-        except (EOFError, OSError) as exc:  # a damaged compressed file
+        except READ_ERRORS as exc:  # e.g. a damaged compressed file
             raise read_errors(self.name, exc) from None
         except pd.errors.ParserError as exc:
             self._check_ragged()

@@ -366,9 +366,8 @@ class Schema:
             return
         with np.errstate(invalid="ignore"):
             low, high = np.fmin.reduce(encoded, axis=None), np.fmax.reduce(encoded, axis=None)
-        if np.isfinite(low) or np.isnan(low):
-            if np.isfinite(high) or np.isnan(high):
-                return
+        if (np.isfinite(low) or np.isnan(low)) and (np.isfinite(high) or np.isnan(high)):
+            return
         row, col = (int(i[0]) for i in np.nonzero(np.isinf(encoded)))
         raise DataError(f"column '{self.features[col].name}', row {row + 1}: "
                         f"{encoded[row, col]} is not allowed (numeric values must be finite; "

@@ -14,10 +14,14 @@ import io
 import lzma
 import os
 import zipfile
+import zlib
 from pathlib import Path
 from typing import IO
 
 from quercus.errors import DataError
+
+#: What reading a damaged or mislabelled compressed file raises (besides UnicodeDecodeError).
+READ_ERRORS = (OSError, EOFError, zipfile.BadZipFile, lzma.LZMAError, zlib.error)
 
 #: Compression suffixes read for CSV files, and pandas' name of each.
 COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".zip": "zip", ".xz": "xz"}
@@ -99,6 +103,6 @@ def find_bad_byte(name: str) -> DataError | None:
                     return DataError(f"{name}: line {number}, column {offset + 1}: not UTF-8 "
                                      f"text (byte 0x{line[offset]:02x}: {exc.reason}); save the "
                                      "file as UTF-8")
-    except (OSError, EOFError, zipfile.BadZipFile, lzma.LZMAError) as exc:
+    except READ_ERRORS as exc:
         return read_errors(name, exc)
     return None
