@@ -597,3 +597,19 @@ def test_a_file_that_is_not_what_its_name_says(capsys, tmp_path, suffix, reason)
         assert code == 2 and err.startswith(f"quercus: error: {path}: cannot read the file "
                                             f"({reason}") and err.count("\n") == 1
     assert not (tmp_path / "m.json").exists()
+
+
+def test_a_dataframe_can_keep_na_as_a_category(tmp_path) -> None:
+    from quercus.data.frames import na_tokens
+
+    X = pd.DataFrame({"country": ["NA", "DE", "NA", "DE"]})  # NA: Namibia
+    y = ["p", "q", "p", "q"]
+    assert DecisionTreeClassifier().fit(X, y).schema_.feature("country").codebook.values == (
+        "DE",)
+    X.attrs["na_tokens"] = na_tokens(keep_na=["NA"])
+    model = DecisionTreeClassifier().fit(X, y)
+    assert model.schema_.feature("country").codebook.values == ("DE", "NA")
+    assert model.predict(pd.DataFrame({"country": ["NA", "DE"]})).tolist() == ["p", "q"]
+    model.save(tmp_path / "m.json")
+    again = load_model(tmp_path / "m.json")
+    assert again.predict(pd.DataFrame({"country": ["NA"]})).tolist() == ["p"]
