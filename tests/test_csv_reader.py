@@ -177,7 +177,10 @@ def test_ragged_rows(tmp_path: Path, text: str, line: int, fields: int) -> None:
 
 def test_duplicate_and_empty_column_names(tmp_path: Path) -> None:
     assert "duplicate column name 'a'" in error_of(write(tmp_path, "a,b,a\n1,2,3\n"))
-    assert "no name" in error_of(write(tmp_path, ",b\n1,2\n", "unnamed.csv"))
+    assert "no name" in error_of(write(tmp_path, ",b\n1,2\n1,3\n", "unnamed.csv"))
+    assert "no name" in error_of(write(tmp_path, "a,,b\n1,2,3\n", "unnamed2.csv"))
+    X, _, schema = read_csv(write(tmp_path, ",b\n1,2\n2,3\n", "rownames.csv"))
+    assert list(X.columns) == ["b"] and schema.feature_names == ["b"]
 
 
 def test_many_numeric_rows_are_fast(tmp_path: Path) -> None:

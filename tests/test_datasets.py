@@ -47,10 +47,11 @@ SEED000_Y = [0, 1, 2, 0, 1, 2, 0, 1]
 
 
 def test_names_and_unknown_name() -> None:
-    assert datasets.names() == ["flowers", "iris", "play_tennis", "seed000", "xor", "yinyang"]
+    assert datasets.names() == ["airquality", "flowers", "iris", "penguins", "play_tennis",
+                                "seed000", "xor", "yinyang"]
     with pytest.raises(DataError) as exc:
         datasets.load("wine")
-    assert "'wine'" in str(exc.value) and "iris, play_tennis, seed000, xor" in str(exc.value)
+    assert "'wine'" in str(exc.value) and "iris, penguins, play_tennis, seed000, xor" in str(exc.value)
 
 
 def test_iris_equals_scikit_learn() -> None:

@@ -214,8 +214,8 @@ def test_cli_stream_refuses_what_cannot_stream(tmp_path, capsys, extra) -> None:
     status, _, err = _run(["train", str(path), "--target", "kind", "--stream", "--out",
                              str(tmp_path / "m.json"), *extra], capsys)
     assert status == 2
-    assert err == ("quercus: error: --stream needs a .csv file, --algorithm cart and "
-                   "--splitter hist\n")
+    assert err == ("quercus: error: --stream needs a .csv file (plain or compressed), "
+                   "--algorithm cart and --splitter hist\n")
     assert not (tmp_path / "m.json").exists()
 
 

@@ -3,7 +3,16 @@
 from . import datasets
 from ._lazy import submodule_attributes
 from .criteria import best_split, gain_ratio, impurity, information_gain
-from .data import Codebook, Dataset, FeatureSpec, Schema, read_arff, read_csv
+from .data import (
+    Codebook,
+    Dataset,
+    FeatureSpec,
+    Schema,
+    read_arff,
+    read_csv,
+    read_data,
+    read_parquet,
+)
 from .errors import DataError, ModelFileError, NotFittedError, QuercusError
 from .estimator import DecisionTreeClassifier
 from .export.model_file import load_model
@@ -33,4 +42,6 @@ __all__ = [
     "load_model",
     "read_arff",
     "read_csv",
+    "read_data",
+    "read_parquet",
 ]

@@ -20,9 +20,10 @@ import numpy as np
 import pandas as pd
 
 from . import __version__, datasets
-from .data import read_arff, read_csv
+from .cli_reading import cmd_inspect, labelled_rows, read_file, reading_options
 from .data.csv_stream import read_csv_binned
 from .data.raw_text import read_text_columns
+from .data.sources import compression_of, data_format
 from .errors import DataError, QuercusError
 from .estimator import DecisionTreeClassifier
 from .evaluation import accuracy, cross_validate, format_confusion
@@ -64,16 +65,6 @@ def _count(text: str) -> int | float:
             raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
 
 
-def _read(path: str, target: str | None = None, *, schema=None, categorical=None):
-    """Read DATA by its extension (.csv or .arff)."""
-    suffix = Path(path).suffix.lower()
-    if suffix == ".csv":
-        return read_csv(path, target, schema=schema, categorical=categorical or None)
-    if suffix == ".arff":
-        return read_arff(path, target, schema=schema)
-    raise DataError(f"{path}: unknown data format '{suffix or path}'; use a .csv or .arff file")
-
-
 def _confidence(text: str) -> float:
     """C4.5's confidence factor: a number strictly between 0 and 1."""
     try:
@@ -88,8 +79,8 @@ def _confidence(text: str) -> float:
 def _estimator(args: argparse.Namespace) -> DecisionTreeClassifier:
     """The estimator described by the learner options."""
     categorical = "auto"
-    if args.categorical and Path(args.data).suffix.lower() != ".csv":
-        categorical = list(args.categorical)  # CSV: the reader types the columns instead
+    if args.categorical and data_format(args.data) == "arff":
+        categorical = list(args.categorical)  # CSV, Parquet: the reader types the columns
     return DecisionTreeClassifier(
         algorithm=args.algorithm, criterion=args.criterion, max_depth=args.max_depth,
         min_samples_split=args.min_samples_split, min_samples_leaf=args.min_samples_leaf,
@@ -121,12 +112,14 @@ def _message(error: BaseException) -> str:
 def _streams(args: argparse.Namespace) -> bool:
     """Whether ``train`` reads DATA in chunks, binning as it reads: with ``--stream``, or
     for CART with histograms on a CSV file of at least STREAM_MIN_BYTES."""
-    cart_on_csv = args.algorithm == "cart" and Path(args.data).suffix.lower() == ".csv"
-    if args.stream is None:
+    cart_on_csv = args.algorithm == "cart" and data_format(args.data) == "csv"
+    if args.stream is None:  # a compressed file streams only when asked
         return (cart_on_csv and args.splitter in ("hist", "auto")
+                and compression_of(args.data) is None
                 and os.path.isfile(args.data) and os.path.getsize(args.data) >= STREAM_MIN_BYTES)
     if args.stream and not (cart_on_csv and args.splitter == "hist"):
-        raise QuercusError("--stream needs a .csv file, --algorithm cart and --splitter hist")
+        raise QuercusError("--stream needs a .csv file (plain or compressed), --algorithm "
+                           "cart and --splitter hist")
     return args.stream
 
 
@@ -156,11 +149,18 @@ def _train_streaming(args: argparse.Namespace) -> int:
     progress = _read_progress(args.data)
     try:
         data = read_csv_binned(args.data, args.target, categorical=args.categorical or None,
-                               max_bins=args.max_bins, progress=progress)
+                               numeric=args.numeric or None, max_bins=args.max_bins,
+                               progress=progress, na_values=args.na_values or None,
+                               keep_na=args.keep_na or None)
     finally:
         if progress is not None:
             sys.stderr.write("\n")
     read_seconds = time.perf_counter() - start
+    used = len(data.y)
+    if 0 < used < data.n_rows:
+        print(f"quercus: warning: {args.data}: left out {data.n_rows - used} of {data.n_rows} "
+              f"rows whose class '{args.target}' is missing; counts below are of the {used} "
+              "rows used", file=sys.stderr)
     bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     try:
         model.fit_binned(data.binned, data.y, data.schema, data.binner, progress=bar)
@@ -173,10 +173,10 @@ def _train_streaming(args: argparse.Namespace) -> int:
     save_model(model, args.out)
     tree = model.tree_  # each training row is counted at its leaf, where it is predicted
     correct = tree.value[tree.kind == LEAF].max(axis=1).sum()
-    print(f"Trained on {data.n_rows} rows, {model.n_features_in_} features, "
+    print(f"Trained on {used} rows, {model.n_features_in_} features, "
           f"{model.n_classes_} classes ({model.algorithm}, {criterion})")
     print(f"Depth: {model.get_depth()}, leaves: {model.get_n_leaves()}")
-    print(f"Training accuracy: {correct / data.n_rows:.4f}")
+    print(f"Training accuracy: {correct / max(used, 1):.4f}")
     print(f"Read and binned in {read_seconds:.3f} s (2 passes, {data.binned.nbytes:,} bytes "
           f"of bins)")
     print(f"Fit time: {seconds:.3f} s")
@@ -187,7 +187,7 @@ def _train_streaming(args: argparse.Namespace) -> int:
 def cmd_train(args: argparse.Namespace) -> int:
     if _streams(args):
         return _train_streaming(args)
-    data = _read(args.data, args.target, categorical=args.categorical)
+    data = labelled_rows(args.data, read_file(args.data, args.target, args=args, warn=True))
     model = _estimator(args)
     start = time.perf_counter()
     bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
@@ -258,7 +258,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     if args.format is not None and not args.explain:
         raise QuercusError("--format is used only with --explain (predictions are CSV)")
-    data = _read(args.data, schema=model.schema_)
+    data = read_file(args.data, schema=model.schema_, args=args)
     kept = _kept_columns(args, len(data.X))
     if args.explain:
         _emit(_explanations(args, model, data, kept), args.out, "Explanations")
@@ -333,7 +333,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     from .plotting import save_decision_surface
 
     model = load_model(args.model)
-    data = _read(args.data, schema=model.schema_)
+    data = read_file(args.data, schema=model.schema_, args=args)
     save_decision_surface(model, data.X, data.y, args.features, args.out,
                           resolution=args.resolution)
     print(f"Decision surface written to {args.out}")
@@ -346,7 +346,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     X = y = None
     if args.data is not None:
-        data = _read(args.data, schema=model.schema_)
+        data = read_file(args.data, schema=model.schema_, args=args)
         if data.y is None:
             raise DataError(f"{args.data}: no class column {model.schema_.target!r}; the "
                             "report's accuracy needs labelled rows")
@@ -397,7 +397,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         return _export_model(args, model)
     training = None
     if args.ranges is not None:
-        training = _read(args.ranges, schema=model.schema_).X
+        training = read_file(args.ranges, schema=model.schema_, args=args).X
     source = to_source(model, language=args.format, function_name=args.function_name,
                        X=training)
     if args.out is None:
@@ -424,7 +424,7 @@ def _simplified_rules(args: argparse.Namespace, model) -> str:
     if args.data is None:
         raise QuercusError("--simplify needs the training data (the model file does not "
                            "store it): add --data TRAIN.csv or --data TRAIN.arff")
-    data = _read(args.data, schema=model.schema_)
+    data = read_file(args.data, schema=model.schema_, args=args)
     if data.y is None:
         raise DataError(f"{args.data}: no class column '{model.schema_.target}'; --simplify "
                         "needs the training rows with their classes")
@@ -455,7 +455,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    data = _read(args.data, args.target, categorical=args.categorical)
+    data = labelled_rows(args.data, read_file(args.data, args.target, args=args, warn=True))
     result = cross_validate(_estimator(args), data.X, data.y, n_folds=args.cv, seed=args.seed)
     print(f"{args.cv}-fold cross-validation on {len(data.X)} rows (seed {args.seed})")
     print(f"Accuracy: mean {result.mean:.4f}, std {result.std:.4f}")
@@ -547,6 +547,11 @@ def _learner_options(parser: argparse.ArgumentParser) -> None:
                             "them (seed 001's look-ahead; max depth 10 unless given)")
     group.add_argument("--categorical", nargs="+", metavar="COL", default=[],
                        help="treat these columns as categorical")
+    group.add_argument("--numeric", nargs="+", metavar="COL", default=[],
+                       help="treat these columns as numeric: a value that is not a number "
+                            "(nor a missing-value token) is an error naming its line "
+                            "(CSV and Parquet)")
+    reading_options(parser)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -557,9 +562,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"quercus {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    train = commands.add_parser("train", help="learn a tree from a CSV or ARFF file",
+    train = commands.add_parser("train", help="learn a tree from a CSV, ARFF or Parquet file",
                                 description="Learn a tree and write it to a JSON model file.")
-    train.add_argument("data", metavar="DATA", help="training data (.csv or .arff)")
+    train.add_argument("data", metavar="DATA", help="training data (.csv, .csv.gz, .arff or .parquet)")
     train.add_argument("--target", required=True, metavar="COL", help="class column")
     train.add_argument("--out", required=True, metavar="MODEL", help="model file to write")
     train.add_argument("--stream", action=argparse.BooleanOptionalAction, default=None,
@@ -574,7 +579,7 @@ def build_parser() -> argparse.ArgumentParser:
     predict = commands.add_parser("predict", help="predict the class of every row",
                                   description="Predict with a model file; writes CSV.")
     predict.add_argument("model", metavar="MODEL", help="model file (JSON)")
-    predict.add_argument("data", metavar="DATA", help="rows to predict (.csv or .arff)")
+    predict.add_argument("data", metavar="DATA", help="rows to predict (.csv, .csv.gz, .arff or .parquet)")
     predict.add_argument("--proba", action="store_true",
                          help="add a proba_<class> column per class")
     predict.add_argument("--out", metavar="FILE", help="write CSV here (default: stdout)")
@@ -587,6 +592,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "leaf's class counts")
     predict.add_argument("--format", choices=["text", "json"], default=None,
                          help="with --explain: text (default) or JSON")
+    reading_options(predict)
     predict.set_defaults(func=cmd_predict)
 
     show = commands.add_parser("show", help="print a model's tree",
@@ -610,7 +616,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "most frequent category in DATA.")
     plot.add_argument("model", metavar="MODEL", help="model file (JSON)")
     plot.add_argument("data", metavar="DATA", help="rows to draw, e.g. the training data "
-                                                   "(.csv or .arff); they also set the range")
+                                                   "(.csv, .csv.gz, .arff or .parquet); they also set the range")
     plot.add_argument("--features", nargs=2, metavar=("X", "Y"),
                       help="the horizontal and vertical features (default: the model's two "
                            "features, when it has two)")
@@ -618,6 +624,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="picture to write: .png, .svg or .pdf")
     plot.add_argument("--resolution", type=int, default=300, metavar="N",
                       help="grid points along each axis (default: 300)")
+    reading_options(plot)
     plot.set_defaults(func=cmd_plot)
 
     report = commands.add_parser(
@@ -627,8 +634,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "confusion matrix on DATA.")
     report.add_argument("model", metavar="MODEL", help="model file (JSON)")
     report.add_argument("data", metavar="DATA", nargs="?",
-                        help="labelled rows to evaluate on (.csv or .arff), optional")
+                        help="labelled rows to evaluate on (.csv, .csv.gz, .arff or .parquet), optional")
     report.add_argument("--out", required=True, metavar="FILE", help="HTML file to write")
+    reading_options(report)
     report.set_defaults(func=cmd_report)
 
     rules = commands.add_parser(
@@ -651,6 +659,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="text (default) or a JSON document for programs")
     rules.add_argument("--out", metavar="FILE",
                        help="write to FILE (atomically) instead of stdout")
+    reading_options(rules)
     rules.set_defaults(func=cmd_rules)
 
     export = commands.add_parser(
@@ -679,13 +688,14 @@ def build_parser() -> argparse.ArgumentParser:
                         help="name of the predict function; the probabilities function is "
                              "NAME_proba (default: predict)")
     export.add_argument("--ranges", metavar="DATA",
-                        help="training data (.csv or .arff): the code also refuses a numeric "
+                        help="training data (.csv, .csv.gz, .arff or .parquet): the code also refuses a numeric "
                              "value outside its column's range in DATA")
+    reading_options(export)
     export.set_defaults(func=cmd_export)
 
     evaluate = commands.add_parser("eval", help="stratified k-fold cross-validation",
                                    description="Cross-validate a learner on a data set.")
-    evaluate.add_argument("data", metavar="DATA", help="data (.csv or .arff)")
+    evaluate.add_argument("data", metavar="DATA", help="data (.csv, .csv.gz, .arff or .parquet)")
     evaluate.add_argument("--target", required=True, metavar="COL", help="class column")
     evaluate.add_argument("--cv", type=int, default=10, metavar="K",
                           help="number of folds (default: 10)")
@@ -693,6 +703,20 @@ def build_parser() -> argparse.ArgumentParser:
                           help="seed of the fold shuffle (default: 0)")
     _learner_options(evaluate)
     evaluate.set_defaults(func=cmd_eval)
+
+    inspect = commands.add_parser(
+        "inspect", help="show how a data file is read, column by column",
+        description="Print each column's type as read, its missing count, its number of "
+                    "distinct values and example values, and the target's classes with "
+                    "their counts, so that you can check the reading before training.")
+    inspect.add_argument("data", metavar="DATA", help="data (.csv, .csv.gz, .arff, .parquet)")
+    inspect.add_argument("--target", metavar="COL", help="class column (default: none)")
+    inspect.add_argument("--categorical", nargs="+", metavar="COL", default=[],
+                         help="treat these columns as categorical")
+    inspect.add_argument("--numeric", nargs="+", metavar="COL", default=[],
+                         help="treat these columns as numeric")
+    reading_options(inspect)
+    inspect.set_defaults(func=cmd_inspect)
 
     demo = commands.add_parser("demo", help="a short tour on bundled data sets",
                                description="Train on play_tennis and iris and print the "

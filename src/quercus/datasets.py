@@ -11,7 +11,18 @@ flowers    8      seed 001's flowers: ``flower_type``, ``colour``, ``thorns``,
                   ``fragrance`` (categorical), ``flower``
 yinyang    400    points of the unit disk shaped as the yin-yang symbol; ``x``,
                   ``y`` (numeric), ``class`` (``yin`` / ``yang``)
+penguins   344    Palmer penguins (R package palmerpenguins, CC0): ``species``
+                  from island, bill, flipper, body mass, sex and year; ``NA``
+                  in 2 rows of measurements and 11 of ``sex``
+airquality 153    New York air quality, May to September 1973 (R's
+                  ``datasets::airquality``): ``Month`` from ozone, solar
+                  radiation, wind, temperature and day; ``NA`` in 37 ozone and
+                  7 solar-radiation values
 ========== ====== ============================================================
+
+``penguins`` and ``airquality`` were written by R's ``write.csv`` (``NA`` for a missing
+value, quoted strings) by ``tools/make_na_datasets.R``; their origin and licence are in
+``quercus/data/bundled/README.md``.
 
 ``flowers`` was written for Quercus to fit seed 001's story (one Alpine Gentian, one Silver
 Thistle, one Edelweiss, two roses, two tulips, one narcissus): the class-interval tree first
@@ -47,6 +58,8 @@ _DATASETS: dict[str, _Entry] = {
     "seed000": _Entry("seed000.csv", "y"),
     "flowers": _Entry("flowers.csv", "flower"),
     "yinyang": _Entry("yinyang.csv", "class"),
+    "penguins": _Entry("penguins.csv", "species"),
+    "airquality": _Entry("airquality.csv", "Month"),
 }
 
 

@@ -143,11 +143,11 @@ def format_confusion(confusion: np.ndarray, labels) -> str:
     return "\n".join(lines)
 
 
-def _missing_labels(labels) -> np.ndarray:
-    """Mask of the missing labels (None, NaN, pd.NA, "" and "?")."""
+def _missing_labels(labels, tokens=MISSING_STRINGS) -> np.ndarray:
+    """Mask of the missing labels (None, NaN, pd.NA and the missing-value strings)."""
     values = np.asarray(labels, dtype=object)
     mask = np.array(pd.isna(values), dtype=bool)
-    return mask | pd.Series(values, dtype=object).isin(MISSING_STRINGS).to_numpy()
+    return mask | pd.Series(values, dtype=object).isin(list(tokens)).to_numpy()
 
 
 def _take(X, idx: np.ndarray):
@@ -202,7 +202,8 @@ def cross_validate(model, X, y, n_folds: int = 10, seed: int | None = 0) -> CVRe
     labels_col = as_1d(y)
     if len(labels_col) != len(X):
         raise ValueError(f"X has {len(X)} rows but y has {len(labels_col)} labels")
-    known = np.flatnonzero(~_missing_labels(labels_col))
+    tokens = getattr(X, "attrs", {}).get("na_tokens", MISSING_STRINGS)  # a reader's choice
+    known = np.flatnonzero(~_missing_labels(labels_col, tokens))
     X, y = _take(X, known), _take(labels_col, known)
     params = model.get_params()
     frame, labels = _canonical_frame(X, y, params.get("categorical_features", "auto"))

@@ -5,20 +5,23 @@ nominal ``{a, b, 'c d'}`` and ``string``; single- or double-quoted names and val
 backslash escapes; ``?`` for a missing value; ``%`` comments anywhere; keywords in any
 case; dense rows (an optional trailing ``{weight}`` is ignored) and sparse rows
 ``{0 x, 3 y}``. ``date`` and ``relational`` attributes are rejected. A value ``?``, quoted
-or not, is always missing (a declared nominal value ``'?'`` is dropped).
+or not, is missing (a declared nominal value ``'?'`` is dropped), and so are the other
+strings of :data:`~quercus.data.frames.MISSING_STRINGS` (``NA``, ``NaN``, ...) unless kept
+with ``keep_na=``; ``na_values=`` adds more.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from quercus.data.frames import is_integral, show
+from quercus.data.frames import DEFAULT_NA_TOKENS, is_integral, na_tokens, show
 from quercus.data.schema import CATEGORICAL, NUMERIC, Codebook, Dataset, FeatureSpec, Schema
 from quercus.errors import DataError
 
@@ -39,8 +42,8 @@ class _Attribute:
 class _Parser:
     """Line-level ARFF tokenizer; every error names the file and the line."""
 
-    def __init__(self, name: str) -> None:
-        self.name = name
+    def __init__(self, name: str, tokens: frozenset[str] = DEFAULT_NA_TOKENS) -> None:
+        self.name, self.tokens = name, tokens
 
     def fail(self, line: int, message: str) -> DataError:
         return DataError(f"{self.name}, line {line}: {message}")
@@ -94,14 +97,14 @@ class _Parser:
         return pieces
 
     def value(self, piece: str, line: int) -> str | None:
-        """Unquote one stripped piece; ``?`` and empty pieces are missing (None)."""
+        """Unquote one stripped piece; a missing-value token is None."""
         piece = piece.strip()
         if piece[:1] in ("'", '"'):
             text, end = self.quoted(piece, 0, line)
             if piece[end:].strip():
                 raise self.fail(line, f"unexpected text after quoted value {show(piece)}")
-            return None if text == "?" else text
-        return None if piece in ("", "?") else piece
+            return None if text in self.tokens else text
+        return None if piece in self.tokens else piece
 
     def attribute(self, text: str, line: int) -> _Attribute:
         """Parse the part of an ``@attribute`` line after the keyword."""
@@ -117,7 +120,7 @@ class _Parser:
         if kind_text.startswith("{"):
             if not kind_text.endswith("}"):
                 raise self.fail(line, f"attribute '{attr}': nominal values must end with '}}'")
-            # '?' (even quoted) always reads as missing, so it cannot be a category
+            # a missing token such as '?' (even quoted) reads as missing: not a category
             pieces = self.split(kind_text[1:-1], line)
             values = [v for v in (self.value(p, line) for p in pieces) if v is not None]
             if not values:
@@ -148,7 +151,8 @@ class _Parser:
         if len(pieces) != n_attrs:
             raise self.fail(line, f"row has {len(pieces)} values, expected {n_attrs}")
         if "'" not in text and '"' not in text:  # fast path: nothing to unquote
-            return [None if (v := p.strip()) in ("", "?") else v for p in pieces]
+            tokens = self.tokens
+            return [None if (v := p.strip()) in tokens else v for p in pieces]
         return [self.value(p, line) for p in pieces]
 
     def sparse(self, text: str, line: int, attrs: list[_Attribute]) -> list[str | None]:
@@ -191,9 +195,10 @@ def _read_lines(name: str) -> list[str]:
     return text.splitlines()
 
 
-def _parse(name: str) -> tuple[list[_Attribute], list[list[str | None]], list[int]]:
+def _parse(name: str, tokens: frozenset[str] = DEFAULT_NA_TOKENS,
+           ) -> tuple[list[_Attribute], list[list[str | None]], list[int]]:
     """Attributes, rows of raw values and the line number of each row."""
-    parser = _Parser(name)
+    parser = _Parser(name, tokens)
     attrs: list[_Attribute] = []
     rows: list[list[str | None]] = []
     row_lines: list[int] = []
@@ -308,7 +313,8 @@ class _Columns:
 
 
 def read_arff(
-    path: str | os.PathLike, target: str | None = None, *, schema: Schema | None = None
+    path: str | os.PathLike, target: str | None = None, *, schema: Schema | None = None,
+    na_values: Sequence[str] | str | None = None, keep_na: Sequence[str] | str | None = None,
 ) -> Dataset:
     """Read an ARFF file.
 
@@ -321,6 +327,9 @@ def read_arff(
     schema : Schema, optional
         Type the columns by this schema: numeric features must hold numbers, categorical
         features are returned as raw strings (object dtype), the target is optional.
+    na_values, keep_na : str or list of str, optional
+        Strings added to, or kept out of, the missing-value set ``MISSING_STRINGS``
+        (``?``, ``NA``, ``NaN``, an empty value, ...), as in ``read_csv``.
 
     Returns
     -------
@@ -335,7 +344,8 @@ def read_arff(
         With a one-line message naming the file and, for a bad line, the line number.
     """
     name = os.fspath(path)
-    attrs, rows, lines = _parse(name)
+    tokens = na_tokens(na_values, keep_na, None if schema is None else schema.missing_tokens)
+    attrs, rows, lines = _parse(name, tokens)
     cols = _Columns(name, attrs, rows, lines)
     names = [a.name for a in attrs]
     if schema is not None:
@@ -359,7 +369,10 @@ def read_arff(
             features.append(FeatureSpec(attr, CATEGORICAL, _codebook(name, attr, cat)))
     X = pd.DataFrame(data, index=pd.RangeIndex(len(rows)))
     y, classes = cols.labels(target)
-    return Dataset(X, y, Schema(tuple(features), target, classes))
+    schema = Schema(tuple(features), target, classes, tokens)
+    if schema.na_tokens is not None:
+        X.attrs["na_tokens"] = schema.na_tokens
+    return Dataset(X, y, schema)
 
 
 def _codebook(name: str, attr: str, cat: pd.Categorical) -> Codebook:

@@ -4,12 +4,18 @@ pandas' C parser reads the file (numbers are typed there, which keeps a million-
 fast); string columns are then factorised once, so stripping, missing-value detection and
 type decisions loop over distinct values, not rows. The slow, exact ``csv`` module only
 runs on the error path, to find the line a message should name.
+
+Missing values are the strings of :data:`~quercus.data.frames.MISSING_STRINGS` (pandas'
+default set plus ``?``), changed with ``na_values=``/``keep_na=``. A nameless first
+column whose values are all distinct (R's ``write.csv`` writes its row names so) is left
+out.
 """
 
 from __future__ import annotations
 
 import csv
 import os
+import re
 import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -17,11 +23,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from quercus.data.frames import MISSING_STRINGS, is_integral, show
+from quercus.data.frames import DEFAULT_NA_TOKENS, is_integral, na_tokens, show
+from quercus.data.inference import type_warnings
 from quercus.data.schema import CATEGORICAL, NUMERIC, Codebook, Dataset, FeatureSpec, Schema
+from quercus.data.sources import READ_ERRORS, find_bad_byte, open_text, read_errors
 from quercus.errors import DataError
 
-_NA_VALUES = list(MISSING_STRINGS)
+ROW_NAMES = ""  # the name of a nameless first column: R's row names, left out
 
 
 def read_csv(
@@ -32,30 +40,46 @@ def read_csv(
     numeric: Sequence[str] | None = None,
     schema: Schema | None = None,
     delimiter: str | None = None,
+    na_values: Sequence[str] | str | None = None,
+    keep_na: Sequence[str] | str | None = None,
 ) -> Dataset:
     """Read a CSV file whose first row names the columns.
 
     Parameters
     ----------
     path : str or path-like
+        A ``.csv`` file, or one compressed as ``.gz``, ``.bz2``, ``.zip`` or ``.xz``.
     target : str, optional
         Name of the class column (default: none; with ``schema``, the schema's target
         if the file has it).
     categorical, numeric : list of str, optional
         Columns forced categorical or numeric. Otherwise a column is numeric when all
-        its non-missing values are numbers. Empty cells and ``?`` are missing.
+        its non-missing values are numbers. A column read as categorical although most
+        of its values are numbers, or with more distinct values than half its rows (from
+        20 rows on), gives a ``UserWarning`` saying what to do.
     schema : Schema, optional
         Type the columns by this schema (new data for a trained model): numeric columns
         must hold numbers, categorical columns stay raw strings (object dtype).
     delimiter : str, optional
         One character. By default a comma, unless the header row holds no comma and splits
-        on ``;``, a tab or ``|`` (see :func:`detect_delimiter`).
+        on ``;``, a tab or ``|`` (see :func:`detect_delimiter`). In a ``;``-separated file
+        a decimal comma (``1,5``) is read as a decimal point, as spreadsheets write it.
+    na_values : str or list of str, optional
+        More strings that stand for a missing value, besides ``MISSING_STRINGS`` (the
+        default set of pandas' ``read_csv``: ``NA``, ``N/A``, ``NaN``, ``nan``, ``null``,
+        ``NULL``, ``None``, ``#N/A``, an empty cell, ... plus ``?``), in every column, the
+        target's included. With ``schema``, added to the schema's set.
+    keep_na : str or list of str, optional
+        Strings of that set to read as real values (e.g. a category called ``NA``).
 
     Returns
     -------
     Dataset
         ``X`` (numeric columns float64, categorical columns pandas categoricals with the
-        codebook's values as categories), ``y`` (or None) and the schema.
+        codebook's values as categories), ``y`` (or None; rows whose class is missing
+        are kept here, and the learners leave them out) and the schema, which records a
+        non-default set of missing-value strings (``X.attrs["na_tokens"]`` too, so that a
+        model fitted on ``X`` reads new data the same way).
 
     Raises
     ------
@@ -68,6 +92,8 @@ def read_csv(
     if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1):
         raise DataError(f"{name}: the delimiter must be one character, got {show(delimiter)}")
     _check_file(name)
+    base = schema.missing_tokens if schema is not None else None
+    tokens = na_tokens(na_values, keep_na, base)
     if delimiter is None:
         delimiter = detect_delimiter(name)
     header, header_line = _read_header(name, delimiter)
@@ -82,10 +108,13 @@ def read_csv(
     both = forced_cat & forced_num
     if both:
         raise DataError(f"{name}: column '{min(both)}' is forced both categorical and numeric")
-    reader = _Reader(name, header, header_line, delimiter)
+    reader = _Reader(name, header, header_line, delimiter, tokens)
     if schema is not None:
         return reader.with_schema(schema, target)
-    return reader.infer(target, forced_cat, forced_num)
+    data = reader.infer(target, forced_cat, forced_num)
+    for message in type_warnings(name, data.X, forced_cat):
+        warnings.warn(message, UserWarning, stacklevel=2)
+    return data
 
 
 #: Delimiters tried, in order, when the header row holds no comma.
@@ -97,14 +126,14 @@ def detect_delimiter(path: str | os.PathLike) -> str:
     and one of ``;``, tab, ``|`` splits it (the one that splits it into most fields)."""
     name = os.fspath(path)
     try:
-        with open(name, encoding="utf-8-sig", errors="replace") as fh:
+        with open_text(name, errors="replace") as fh:
             first = ""
             for _ in range(1000):  # skip blank lines; read at most 1 MiB of one line
                 first = fh.readline(1 << 20)
                 if first.strip() or not first:
                     break
-    except OSError:
-        return ","
+    except (*READ_ERRORS, DataError, ValueError):
+        return ","  # reading the file again names the error
     if "," in first:
         return ","
     counts = [(first.count(d), -i, d) for i, d in enumerate(OTHER_DELIMITERS)]
@@ -122,7 +151,7 @@ def _check_file(name: str) -> None:
 def _records(name: str, delimiter: str) -> Iterator[tuple[int, list[str]]]:
     """Yield (line number, fields) of every non-blank record, the header included."""
     try:
-        with open(name, newline="", encoding="utf-8-sig") as fh:
+        with open_text(name, newline="") as fh:
             reader = csv.reader(fh, delimiter=delimiter, skipinitialspace=True)
             previous = 0
             for row in reader:
@@ -131,11 +160,12 @@ def _records(name: str, delimiter: str) -> Iterator[tuple[int, list[str]]]:
                     continue
                 yield start, row
     except UnicodeDecodeError as exc:
-        raise DataError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise find_bad_byte(name) or DataError(
+            f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except csv.Error as exc:
         raise DataError(f"{name}: cannot parse the file ({exc})") from None
-    except OSError as exc:
-        raise DataError(f"{name}: cannot read the file ({exc.strerror})") from None
+    except (*READ_ERRORS, ValueError) as exc:  # e.g. a damaged compressed file
+        raise read_errors(name, exc) from None
 
 
 def _read_header(name: str, delimiter: str) -> tuple[list[str], int]:
@@ -143,6 +173,8 @@ def _read_header(name: str, delimiter: str) -> tuple[list[str], int]:
         names = [field.strip() for field in row]
         seen: set[str] = set()
         for pos, col in enumerate(names, 1):
+            if not col and pos == 1 and len(names) > 1:
+                continue  # R's row names (write.csv): left out
             if not col:
                 raise DataError(f"{name}: line {line}: column {pos} of the header has no name")
             if col in seen:
@@ -165,23 +197,32 @@ def _override_set(name: str, header: list[str], cols: Sequence[str] | None, what
     return set(cols)
 
 
-def _looks_numeric(text: str) -> float | None:
-    """The number a stripped CSV string spells, or None."""
+_DECIMAL_COMMA = re.compile(r"[+-]?[0-9]*,[0-9]+(?:[eE][+-]?[0-9]+)?")
+
+
+def _looks_numeric(text: str, decimal_comma: bool = False) -> float | None:
+    """The number a stripped CSV string spells, or None; with ``decimal_comma``, ``1,5``
+    is 1.5 too (a ``;``-separated file, as a spreadsheet writes it in many locales)."""
     if "_" in text:
         return None
     try:
         return float(text)
     except ValueError:
-        return None
+        pass
+    if decimal_comma and _DECIMAL_COMMA.fullmatch(text):
+        return float(text.replace(",", "."))
+    return None
 
 
 class _Strings:
     """A column of strings factorised: ``values[codes]`` with code -1 for missing."""
 
-    def __init__(self, col: pd.Series) -> None:
+    def __init__(self, col: pd.Series, tokens: frozenset[str] = DEFAULT_NA_TOKENS,
+                 decimal_comma: bool = False) -> None:
+        self.decimal_comma = decimal_comma
         codes, uniques = pd.factorize(col)
         stripped = [str(u).strip() for u in uniques]
-        stripped = [None if s in MISSING_STRINGS else s for s in stripped]
+        stripped = [None if s in tokens else s for s in stripped]
         recode, values = pd.factorize(pd.Series(stripped, dtype=object))
         self.codes = np.append(recode, -1)[codes]
         self.values: list[str] = [str(v) for v in values]
@@ -190,7 +231,7 @@ class _Strings:
         """(float value of each distinct string, index of the first non-number or -1)."""
         nums = np.empty(len(self.values), dtype=np.float64)
         for i, text in enumerate(self.values):
-            number = _looks_numeric(text)
+            number = _looks_numeric(text, self.decimal_comma)
             if number is None:
                 return nums, i
             nums[i] = number
@@ -218,9 +259,14 @@ class _Strings:
 class _Reader:
     """One CSV file: the typed frame, raw strings on demand, line numbers for errors."""
 
-    def __init__(self, name: str, header: list[str], header_line: int, delimiter: str) -> None:
+    def __init__(self, name: str, header: list[str], header_line: int, delimiter: str,
+                 tokens: frozenset[str] = DEFAULT_NA_TOKENS) -> None:
         self.name, self.header, self.delimiter = name, header, delimiter
+        self.tokens = tokens
         self.frame = self._read_frame(header_line)
+        if header[0] == ROW_NAMES and not self.frame.iloc[:, 0].is_unique:
+            raise DataError(f"{name}: line {header_line}: column 1 of the header has no name "
+                            "(and its values repeat, so it is not R's row names)")
         self._raw: dict[str, pd.Series] = {}
 
     def _pandas(self, **kw: Any) -> pd.DataFrame:
@@ -237,9 +283,11 @@ class _Reader:
                 **kw,
             )
         except UnicodeDecodeError as exc:
-            raise DataError(
+            raise find_bad_byte(self.name) or DataError(
                 f"{self.name}: not UTF-8 text ({exc.reason} at byte {exc.start})"
             ) from None
+        except READ_ERRORS as exc:  # e.g. a damaged compressed file
+            raise read_errors(self.name, exc) from None
         except pd.errors.ParserError as exc:
             self._raise_ragged()
             msg = " ".join(str(exc).split())
@@ -248,7 +296,7 @@ class _Reader:
     def _read_frame(self, header_line: int) -> pd.DataFrame:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", pd.errors.ParserWarning)
-            frame = self._pandas(keep_default_na=False, na_values=_NA_VALUES)
+            frame = self._pandas(keep_default_na=False, na_values=sorted(self.tokens))
         if caught or (len(frame) and frame.iloc[:, -1].isna().any()):
             self._raise_ragged()
         if len(frame) == 0:
@@ -278,7 +326,7 @@ class _Reader:
                 raw = self._pandas(usecols=[col], dtype=str, keep_default_na=False, na_filter=False)
                 self._raw[col] = raw[col]
             series = self._raw[col]
-        return _Strings(series)
+        return _Strings(series, self.tokens, self.delimiter == ";")
 
     def is_number_column(self, col: str) -> bool:
         return self.frame[col].dtype.kind in "iuf"
@@ -328,7 +376,7 @@ class _Reader:
         columns: dict[str, Any] = {}
         features = []
         for col in self.header:
-            if col == target:
+            if col == target or col == ROW_NAMES:
                 continue
             nums = None if col in forced_cat else self.floats(col, col in forced_num)
             if nums is not None:
@@ -343,7 +391,10 @@ class _Reader:
         if target is not None:
             y = self.labels(target, target in forced_cat, target in forced_num)
             classes = _classes(y)
-        return Dataset(X, y, Schema(tuple(features), target, classes))
+        schema = Schema(tuple(features), target, classes, self.tokens)
+        if schema.na_tokens is not None:
+            X.attrs["na_tokens"] = schema.na_tokens
+        return Dataset(X, y, schema)
 
     def with_schema(self, schema: Schema, target: str | None) -> Dataset:
         columns: dict[str, Any] = {}

@@ -29,9 +29,17 @@ import pandas as pd
 
 from ..binning import SAMPLE_ROWS, BinMapper
 from ..errors import DataError
-from .csv_reader import _NA_VALUES, _check_file, _looks_numeric, _read_header, _records, _Strings
-from .frames import is_integral, sorted_categories
+from .csv_reader import (
+    ROW_NAMES,
+    _check_file,
+    _looks_numeric,
+    _read_header,
+    _records,
+    _Strings,
+)
+from .frames import DEFAULT_NA_TOKENS, is_integral, na_tokens, sorted_categories
 from .schema import CATEGORICAL, NUMERIC, Codebook, FeatureSpec, Schema
+from .sources import READ_ERRORS, find_bad_byte, read_errors
 
 CHUNK_ROWS = 100_000
 
@@ -52,19 +60,23 @@ class BinnedCsv:
 
 
 def read_csv_binned(path: str | os.PathLike, target: str, *,
-                    categorical: Sequence[str] | None = None, max_bins: int = 255,
+                    categorical: Sequence[str] | None = None,
+                    numeric: Sequence[str] | None = None, max_bins: int = 255,
                     sample_rows: int = SAMPLE_ROWS, chunk_rows: int = CHUNK_ROWS,
-                    seed: int = 0, progress: Progress | None = None) -> BinnedCsv:
+                    seed: int = 0, progress: Progress | None = None,
+                    na_values: Sequence[str] | str | None = None,
+                    keep_na: Sequence[str] | str | None = None) -> BinnedCsv:
     """Read a CSV file with a header row in two chunked passes, binning its features.
 
     Parameters
     ----------
     path : str or path-like
+        A comma-separated file, plain or compressed (``.gz``, ``.bz2``, ``.zip``, ``.xz``).
     target : str
         The class column.
-    categorical : list of str, optional
-        Columns forced categorical; otherwise a column is numeric when all its non-missing
-        values are numbers (as ``read_csv``). Empty cells and ``?`` are missing.
+    categorical, numeric : list of str, optional
+        Columns forced categorical or numeric; otherwise a column is numeric when all its
+        non-missing values are numbers (as ``read_csv``).
     max_bins : int
         Bins per numeric feature (``BinMapper``).
     sample_rows : int
@@ -75,6 +87,9 @@ def read_csv_binned(path: str | os.PathLike, target: str, *,
         Seed of the sample's random keys.
     progress : callable, optional
         Called after each chunk with the stage, the rows done and the total (once known).
+    na_values, keep_na : str or list of str, optional
+        Missing-value strings added to, or kept out of, the default set (as ``read_csv``);
+        a non-default set is stored in the schema.
 
     Raises
     ------
@@ -87,16 +102,23 @@ def read_csv_binned(path: str | os.PathLike, target: str, *,
     if target not in header:
         raise DataError(f"{name}: unknown target column '{target}'; columns are: "
                         f"{', '.join(header)}")
-    forced = set(categorical or ())
-    unknown = sorted(forced - set(header))
-    if unknown:
-        raise DataError(f"{name}: unknown column '{unknown[0]}' in categorical=; columns "
-                        f"are: {', '.join(header)}")
-    file = _File(name, header, chunk_rows)
-    scan = _Scan(file, target, forced, sample_rows, seed).run(progress)
+    forced = set([categorical] if isinstance(categorical, str) else categorical or ())
+    forced_num = set([numeric] if isinstance(numeric, str) else numeric or ())
+    for what, cols in (("categorical", forced), ("numeric", forced_num)):
+        unknown = sorted(cols - set(header))
+        if unknown:
+            raise DataError(f"{name}: unknown column '{unknown[0]}' in {what}=; columns "
+                            f"are: {', '.join(header)}")
+    if forced & forced_num:
+        raise DataError(f"{name}: column '{min(forced & forced_num)}' is forced both "
+                        "categorical and numeric")
+    tokens = na_tokens(na_values, keep_na)
+    file = _File(name, header, chunk_rows, tokens)
+    scan = _Scan(file, target, forced, sample_rows, seed, forced_num).run(progress)
     if scan.n_rows == 0:
         raise DataError(f"{name}: no data rows after the header (line {header_line})")
     schema, label_codes, category_codes = scan.schema(target in forced)
+    schema = schema.with_na_tokens(tokens)
     binner = BinMapper(max_bins, sample_rows=max(sample_rows, 1), seed=seed).fit(
         scan.sample, schema.categorical_mask, schema.n_categories,
         complete=scan.n_known <= sample_rows)
@@ -108,8 +130,10 @@ def read_csv_binned(path: str | os.PathLike, target: str, *,
 class _File:
     """The CSV file read in chunks with ``read_csv``'s options; ragged rows are errors."""
 
-    def __init__(self, name: str, header: list[str], chunk_rows: int):
+    def __init__(self, name: str, header: list[str], chunk_rows: int,
+                 tokens: frozenset[str] = DEFAULT_NA_TOKENS):
         self.name, self.header, self.chunk_rows = name, header, chunk_rows
+        self.tokens = tokens
         self.checked = False  # the whole file was checked for ragged rows
 
     def chunks(self, text: set[str]) -> Iterator[pd.DataFrame]:
@@ -118,7 +142,7 @@ class _File:
             reader = pd.read_csv(self.name, sep=",", header=0, names=self.header,
                                  index_col=False, skipinitialspace=True,
                                  encoding="utf-8", keep_default_na=False,
-                                 na_values=_NA_VALUES, dtype=dict.fromkeys(text, str),
+                                 na_values=sorted(self.tokens), dtype=dict.fromkeys(text, str),
                                  chunksize=self.chunk_rows)
             with reader:
                 while True:
@@ -131,8 +155,10 @@ class _File:
                         self._check_ragged()
                     yield chunk
         except UnicodeDecodeError as exc:
-            raise DataError(f"{self.name}: not UTF-8 text ({exc.reason} at byte "
-                            f"{exc.start})") from None
+            raise find_bad_byte(self.name) or DataError(
+                f"{self.name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        except READ_ERRORS as exc:  # e.g. a damaged compressed file
+            raise read_errors(self.name, exc) from None
         except pd.errors.ParserError as exc:
             self._check_ragged()
             message = " ".join(str(exc).split())
@@ -155,13 +181,13 @@ class _Retype(Exception):
     """Columns turned out to hold text: scan again, reading them as strings."""
 
 
-def _numbers(column: pd.Series) -> np.ndarray | None:
+def _numbers(column: pd.Series, tokens: frozenset[str]) -> np.ndarray | None:
     """The column as float64 (NaN for missing), or None if a value is not a number."""
     if column.dtype.kind in "iuf":
         return column.to_numpy(dtype=np.float64)
     if column.dtype != object:  # e.g. bool: True/False are categories, as in read_csv
         return None
-    strings = _Strings(column)
+    strings = _Strings(column, tokens)
     values, bad = strings.numbers()
     return strings.as_floats(values) if bad < 0 else None
 
@@ -181,9 +207,11 @@ class _Scan:
     """Pass 1: types, categories, row counts and the sample of known-class rows."""
 
     def __init__(self, file: _File, target: str, forced: set[str], sample_rows: int,
-                 seed: int):
+                 seed: int, forced_num: set[str] | None = None):
         self.file, self.target, self.seed = file, target, seed
-        self.features = [c for c in file.header if c != target]
+        self.forced_num = forced_num or set()
+        self.tokens = file.tokens
+        self.features = [c for c in file.header if c not in (target, ROW_NAMES)]
         self.text = forced | {target}
         self.sample_rows = sample_rows
 
@@ -203,15 +231,17 @@ class _Scan:
         self.keys = np.empty(0)
         self.sample = np.empty((0, len(self.features)))
         for chunk in self.file.chunks(self.text):
-            labels = _Strings(chunk[self.target])
+            labels = _Strings(chunk[self.target], self.tokens)
             self.labels.update(labels.values)
             X = np.full((len(chunk), len(self.features)), np.nan)
             retype = []
             for j, col in enumerate(self.features):
                 if col in self.text:
-                    self.categories[col].update(_Strings(chunk[col]).values)
+                    self.categories[col].update(_Strings(chunk[col], self.tokens).values)
                     continue
-                values = _numbers(chunk[col])
+                values = _numbers(chunk[col], self.tokens)
+                if values is None and col in self.forced_num:
+                    self._not_a_number(chunk, col)
                 if values is None:
                     retype.append(col)
                 else:
@@ -226,6 +256,19 @@ class _Scan:
             self._add_to_sample(X[known], rng.random(int(known.sum())))
             if progress is not None:
                 progress("scan", self.n_rows, None)
+
+    def _not_a_number(self, chunk: pd.DataFrame, col: str) -> None:
+        """DataError at the first value of a column forced numeric that is no number."""
+        strings = _Strings(chunk[col], self.tokens)
+        _, bad = strings.numbers()
+        row = int(np.flatnonzero(strings.codes == bad)[0])
+        line = -1
+        for i, (number, _) in enumerate(_records(self.file.name, ",")):
+            if i == self.n_rows + row + 1:
+                line = number
+                break
+        raise DataError(f"{self.file.name}, line {line}, column '{col}': "
+                        f"{strings.values[bad]!r} is not a number")
 
     def _add_to_sample(self, X: np.ndarray, keys: np.ndarray) -> None:
         """Keep the ``sample_rows`` rows with the smallest keys seen so far."""
@@ -295,7 +338,7 @@ def _bin_pass(file: _File, scan: _Scan, label_codes: dict, category_codes: dict,
     changed = DataError(f"{file.name}: the file changed while it was read")
     done = rows = 0
     for chunk in file.chunks(scan.text):
-        classes = _codes(_Strings(chunk[scan.target]), label_codes, file.name)
+        classes = _codes(_Strings(chunk[scan.target], scan.tokens), label_codes, file.name)
         known = classes >= 0
         n = int(known.sum())
         if done + n > scan.n_known:
@@ -303,10 +346,11 @@ def _bin_pass(file: _File, scan: _Scan, label_codes: dict, category_codes: dict,
         X = np.empty((n, n_features))
         for j, col in enumerate(scan.features):
             if col in category_codes:
-                codes = _codes(_Strings(chunk[col]), category_codes[col], file.name)[known]
+                codes = _codes(_Strings(chunk[col], scan.tokens), category_codes[col],
+                               file.name)[known]
                 X[:, j] = np.where(codes >= 0, codes, np.nan)
                 continue
-            values = _numbers(chunk[col])
+            values = _numbers(chunk[col], scan.tokens)
             if values is None:
                 raise changed
             X[:, j] = values[known]

@@ -15,8 +15,61 @@ import pandas as pd
 
 from quercus.errors import DataError
 
-#: Strings that stand for a missing value, besides None, NaN and pd.NA.
-MISSING_STRINGS: tuple[str, ...] = ("", "?")
+#: Strings that stand for a missing value by default, besides None, NaN and pd.NA: the
+#: set pandas' ``read_csv`` treats as missing (R writes ``NA``, Excel ``#N/A``, pandas an
+#: empty cell) plus ``?`` (ARFF and UCI files). Compared after stripping spaces.
+MISSING_STRINGS: tuple[str, ...] = (
+    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
+    "1.#QNAN", "<NA>", "?", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+)
+
+#: Tokens that cannot be kept as values (an empty cell; ARFF's ``?``).
+ALWAYS_MISSING: frozenset[str] = frozenset({"", "?"})
+
+#: The default tokens as a set (what ``na_tokens()`` returns without options).
+DEFAULT_NA_TOKENS: frozenset[str] = frozenset(MISSING_STRINGS)
+
+
+def na_tokens(na_values: Any = None, keep_na: Any = None,
+              base: frozenset[str] | None = None) -> frozenset[str]:
+    """The strings read as missing: ``base`` (default: :data:`MISSING_STRINGS`) plus
+    ``na_values``, minus ``keep_na``.
+
+    Parameters
+    ----------
+    na_values, keep_na : str or sequence of str, optional
+        Tokens to add, and tokens to keep as real values (e.g. a category called ``NA``;
+        an empty cell and ``?`` are always missing).
+    base : frozenset of str, optional
+
+    Returns
+    -------
+    frozenset of str
+
+    Raises
+    ------
+    DataError
+        If a token is not a string.
+    """
+    tokens = set(DEFAULT_NA_TOKENS if base is None else base)
+    tokens |= _token_list(na_values, "na_values")
+    kept = _token_list(keep_na, "keep_na")
+    for token in sorted(kept & ALWAYS_MISSING):
+        raise DataError(f"keep_na: {token!r} always stands for a missing value")
+    return frozenset(tokens - kept)
+
+
+def _token_list(values: Any, what: str) -> set[str]:
+    if values is None:
+        return set()
+    if isinstance(values, str):
+        values = [values]
+    out = set()
+    for v in values:
+        if not isinstance(v, str):
+            raise DataError(f"{what}: {show(v)} is not a string")
+        out.add(v.strip())
+    return out
 
 Column = Any  # a pandas Series, a numpy array or a list: one column of values
 
@@ -58,10 +111,10 @@ def is_number(value: Any) -> bool:
     )
 
 
-def is_missing_scalar(value: Any) -> bool:
-    """True for None, NaN, pd.NA, NaT, ``""`` and ``"?"``."""
+def is_missing_scalar(value: Any, tokens: frozenset[str] = DEFAULT_NA_TOKENS) -> bool:
+    """True for None, NaN, pd.NA, NaT and the missing-value strings ``tokens``."""
     if isinstance(value, str):
-        return value in MISSING_STRINGS
+        return value in tokens
     try:
         return bool(pd.isna(value))
     except (TypeError, ValueError):
@@ -97,12 +150,15 @@ def as_1d(values: Column) -> np.ndarray | pd.Series:
     return out
 
 
-def missing_mask(values: np.ndarray | pd.Series) -> np.ndarray:
-    """Boolean mask of the missing entries (None, NaN, pd.NA, ``""``, ``"?"``).
+def missing_mask(values: np.ndarray | pd.Series,
+                 tokens: frozenset[str] = DEFAULT_NA_TOKENS) -> np.ndarray:
+    """Boolean mask of the missing entries (None, NaN, pd.NA and the strings ``tokens``).
 
     Parameters
     ----------
     values : ndarray or Series, one-dimensional
+    tokens : frozenset of str
+        Missing-value strings (default: :data:`MISSING_STRINGS`).
 
     Returns
     -------
@@ -114,11 +170,15 @@ def missing_mask(values: np.ndarray | pd.Series) -> np.ndarray:
         present = ~mask
         if present.any():
             sub = pd.Series(np.asarray(arr, dtype=object)[present], dtype=object)
-            mask[present] = sub.isin(MISSING_STRINGS).to_numpy()
+            uniq = pd.unique(sub)
+            gone = [u for u in uniq if isinstance(u, str) and is_missing_scalar(u, tokens)]
+            if gone:
+                mask[present] = sub.isin(gone).to_numpy()
     return mask
 
 
-def to_float(values: Column, *, column: str, rows_offset: int = 1) -> np.ndarray:
+def to_float(values: Column, *, column: str, rows_offset: int = 1,
+             tokens: frozenset[str] = DEFAULT_NA_TOKENS) -> np.ndarray:
     """Convert one column to ``float64``; missing values become NaN.
 
     Parameters
@@ -128,6 +188,8 @@ def to_float(values: Column, *, column: str, rows_offset: int = 1) -> np.ndarray
         Column name used in error messages.
     rows_offset : int
         Row number reported for the first element (1 = 1-based rows).
+    tokens : frozenset of str
+        Missing-value strings.
 
     Returns
     -------
@@ -151,7 +213,7 @@ def to_float(values: Column, *, column: str, rows_offset: int = 1) -> np.ndarray
     arr = np.asarray(col, dtype=object)
     if arr.dtype.kind not in "O":
         raise DataError(f"column '{column}': values of type {dtype} are not numbers")
-    missing = missing_mask(arr)
+    missing = missing_mask(arr, tokens)
     out = np.full(arr.shape[0], np.nan)
     present = ~missing
     if not present.any():
@@ -223,14 +285,14 @@ def sorted_categories(values: Iterable[Any]) -> list[Any]:
     return sorted(plain, key=sort_key)
 
 
-def unique_present(values: Column) -> list[Any]:
+def unique_present(values: Column, tokens: frozenset[str] = DEFAULT_NA_TOKENS) -> list[Any]:
     """Distinct non-missing values of a column, as plain Python scalars (unsorted)."""
     col = as_1d(values)
     if isinstance(col, pd.Series) and isinstance(col.dtype, pd.CategoricalDtype):
         col = col.cat.remove_unused_categories()
-        return [to_python(v) for v in col.cat.categories if not is_missing_scalar(v)]
+        return [to_python(v) for v in col.cat.categories if not is_missing_scalar(v, tokens)]
     uniq = pd.unique(col if isinstance(col, pd.Series) else pd.Series(col, dtype=col.dtype))
-    return [to_python(v) for v in uniq if not is_missing_scalar(v)]
+    return [to_python(v) for v in uniq if not is_missing_scalar(v, tokens)]
 
 
 def all_numbers(values: Sequence[Any]) -> bool:

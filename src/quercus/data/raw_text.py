@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from pathlib import Path
-
 import pandas as pd
 
 from quercus.data.arff_reader import _parse
 from quercus.data.csv_reader import detect_delimiter
+from quercus.data.parquet_reader import _frame as _parquet_frame
+from quercus.data.sources import data_format
 from quercus.errors import DataError
 
 __all__ = ["ALL", "read_text_columns"]
@@ -24,23 +24,17 @@ ALL = "all"  # keep every column, in the file's order
 
 
 def read_text_columns(path: str | os.PathLike, columns: Sequence[str]) -> pd.DataFrame:
-    """The named columns of a .csv or .arff file as strings (object dtype), in the order
+    """The named columns of a data file (CSV, plain or compressed, ARFF or Parquet) as strings (object dtype), in the order
     given; ``["all"]`` names every column in the file's order.
 
     Raises
     ------
     DataError
         A column the file does not have (one line naming it and the file's columns), or
-        another format than .csv and .arff.
+        a file name of no known data format.
     """
     name = os.fspath(path)
-    suffix = Path(name).suffix.lower()
-    if suffix == ".csv":
-        header, read = _csv(name)
-    elif suffix == ".arff":
-        header, read = _arff(name)
-    else:
-        raise DataError(f"{name}: --keep reads .csv and .arff files, not '{suffix or name}'")
+    header, read = _READERS[data_format(name)](name)
     wanted = list(header) if list(columns) == [ALL] else list(dict.fromkeys(columns))
     absent = [c for c in wanted if c not in header]
     if ALL in absent:
@@ -68,7 +62,7 @@ def _csv(name: str):
 
 
 def _arff(name: str):
-    attrs, rows, _ = _parse(name)
+    attrs, rows, _ = _parse(name, frozenset({"?"}))  # ARFF's own missing mark only
     names = [a.name for a in attrs]
 
     def read(wanted: list[str]) -> pd.DataFrame:
@@ -78,3 +72,17 @@ def _arff(name: str):
                                           dtype=object) for c in wanted})
 
     return names, read
+
+
+def _parquet(name: str):
+    frame = _parquet_frame(name)
+    names = list(frame.columns)
+
+    def read(wanted: list[str]) -> pd.DataFrame:
+        return pd.DataFrame({c: pd.Series(["" if pd.isna(v) else str(v) for v in frame[c]],
+                                          dtype=object) for c in wanted})
+
+    return names, read
+
+
+_READERS = {"csv": _csv, "arff": _arff, "parquet": _parquet}

@@ -18,6 +18,8 @@ import numpy as np
 import pandas as pd
 
 from quercus.data.frames import (
+    ALWAYS_MISSING,
+    DEFAULT_NA_TOKENS,
     all_numbers,
     as_1d,
     as_rows,
@@ -58,7 +60,7 @@ class Codebook:
         for v in vals:
             if not isinstance(v, (str, int, float, bool)):
                 raise DataError(f"codebook value {show(v)} is not a str, int, float or bool")
-            if is_missing_scalar(v):
+            if is_missing_scalar(v, ALWAYS_MISSING):  # "NA" may be a kept category
                 raise DataError(f"codebook value {show(v)} stands for a missing value")
         seen: dict[Any, Any] = {}
         for v in vals:
@@ -102,7 +104,8 @@ class Codebook:
                 code = self._loose.get(canonical(number))
         return -1 if code is None else code
 
-    def encode(self, values: Any, *, column: str, rows_offset: int = 1) -> np.ndarray:
+    def encode(self, values: Any, *, column: str, rows_offset: int = 1,
+               tokens: frozenset[str] = DEFAULT_NA_TOKENS) -> np.ndarray:
         """Codes of ``values`` as floats, NaN for a missing value.
 
         Parameters
@@ -113,6 +116,8 @@ class Codebook:
             Column name for error messages.
         rows_offset : int
             Row number reported for the first value (default 1: rows count from 1).
+        tokens : frozenset of str
+            Strings that stand for a missing value.
 
         Returns
         -------
@@ -123,9 +128,10 @@ class Codebook:
         DataError
             On a value that is not in the codebook.
         """
-        return self._encode(values, column, rows_offset, "category")
+        return self._encode(values, column, rows_offset, "category", tokens)
 
-    def _encode(self, values: Any, column: str, rows_offset: int, noun: str) -> np.ndarray:
+    def _encode(self, values: Any, column: str, rows_offset: int, noun: str,
+                tokens: frozenset[str] = DEFAULT_NA_TOKENS) -> np.ndarray:
         col = as_1d(values)
         if isinstance(col, pd.Series) and isinstance(col.dtype, pd.CategoricalDtype):
             codes = col.cat.codes.to_numpy()
@@ -136,7 +142,8 @@ class Codebook:
             except TypeError as exc:
                 raise DataError(f"column '{column}': values must be scalars ({exc})") from None
         table = np.array(
-            [np.nan if is_missing_scalar(u) else self._lookup(u) for u in uniques] + [np.nan],
+            [np.nan if is_missing_scalar(u, tokens) else self._lookup(u) for u in uniques]
+            + [np.nan],
             dtype=np.float64,
         )
         out = table[codes]
@@ -233,13 +240,23 @@ class Schema:
         Name of the class column.
     classes : Codebook or None
         Codebook of the class labels.
+    na_tokens : frozenset of str or None
+        The strings read as missing in raw data for this schema (``read_csv``'s
+        ``na_values``/``keep_na``); None for the default set ``MISSING_STRINGS``.
     """
 
     features: tuple[FeatureSpec, ...]
     target: str | None = None
     classes: Codebook | None = None
+    na_tokens: frozenset[str] | None = None
 
     def __post_init__(self) -> None:
+        if self.na_tokens is not None:
+            tokens = frozenset(self.na_tokens)
+            if not all(isinstance(t, str) for t in tokens):
+                raise DataError("na_tokens must be strings")
+            object.__setattr__(self, "na_tokens",
+                               None if tokens == DEFAULT_NA_TOKENS else tokens)
         feats = tuple(self.features)
         if not all(isinstance(f, FeatureSpec) for f in feats):
             raise DataError("Schema.features must hold FeatureSpec objects")
@@ -253,6 +270,15 @@ class Schema:
             seen.add(f.name)
         if self.target is not None and self.target in seen:
             raise DataError(f"the target '{self.target}' is also a feature")
+
+    @property
+    def missing_tokens(self) -> frozenset[str]:
+        """The strings read as missing: ``na_tokens``, or the default set."""
+        return DEFAULT_NA_TOKENS if self.na_tokens is None else self.na_tokens
+
+    def with_na_tokens(self, tokens: frozenset[str] | None) -> Schema:
+        """A copy reading ``tokens`` as missing (None: the default set)."""
+        return dataclasses.replace(self, na_tokens=tokens)
 
     @property
     def feature_names(self) -> list[str]:
@@ -324,11 +350,12 @@ class Schema:
         columns = self._columns_of(X)
         n_rows = len(columns[0]) if columns else len(X)
         out = np.empty((n_rows, self.n_features), dtype=np.float64)
+        tokens = self.missing_tokens
         for j, (spec, col) in enumerate(zip(self.features, columns)):
             if spec.codebook is not None:
-                out[:, j] = spec.codebook.encode(col, column=spec.name)
+                out[:, j] = spec.codebook.encode(col, column=spec.name, tokens=tokens)
             else:
-                out[:, j] = to_float(col, column=spec.name)
+                out[:, j] = to_float(col, column=spec.name, tokens=tokens)
         self._reject_infinity(out)
         return out
 
@@ -339,9 +366,8 @@ class Schema:
             return
         with np.errstate(invalid="ignore"):
             low, high = np.fmin.reduce(encoded, axis=None), np.fmax.reduce(encoded, axis=None)
-        if np.isfinite(low) or np.isnan(low):
-            if np.isfinite(high) or np.isnan(high):
-                return
+        if (np.isfinite(low) or np.isnan(low)) and (np.isfinite(high) or np.isnan(high)):
+            return
         row, col = (int(i[0]) for i in np.nonzero(np.isinf(encoded)))
         raise DataError(f"column '{self.features[col].name}', row {row + 1}: "
                         f"{encoded[row, col]} is not allowed (numeric values must be finite; "
@@ -377,7 +403,8 @@ class Schema:
         """
         if self.classes is None:
             raise DataError("the schema has no class codebook")
-        codes = self.classes._encode(label_column(y), self.target or "y", 1, "class")
+        codes = self.classes._encode(label_column(y), self.target or "y", 1, "class",
+                                     self.missing_tokens)
         return np.where(np.isnan(codes), -1, codes).astype(np.int32)
 
     def decode_labels(self, codes: Any) -> np.ndarray:
@@ -408,11 +435,14 @@ class Schema:
             if f.codebook is not None:
                 entry["categories"] = f.codebook.to_json()
             feats.append(entry)
-        return {
+        out = {
             "features": feats,
             "target": self.target,
             "classes": None if self.classes is None else self.classes.to_json(),
         }
+        if self.na_tokens is not None:  # only when not the default: old files stay as they are
+            out["na_tokens"] = sorted(self.na_tokens)
+        return out
 
     @classmethod
     def from_json(cls, data: dict) -> Schema:
@@ -429,19 +459,23 @@ class Schema:
                 for f in data["features"]
             )
             classes = data.get("classes")
+            tokens = data.get("na_tokens")
+            if tokens is not None and not isinstance(tokens, list):
+                raise TypeError("na_tokens must be a list of strings")
             return cls(
-                feats, data.get("target"), None if classes is None else Codebook.from_json(classes)
+                feats, data.get("target"), None if classes is None else Codebook.from_json(classes),
+                None if tokens is None else frozenset(tokens),
             )
         except (KeyError, TypeError, AttributeError, DataError) as exc:
             raise ModelFileError(f"malformed schema: {exc!s}".replace("\n", " ")) from None
 
 
-def _feature_spec(name: str, col: pd.Series, forced: bool) -> FeatureSpec:
+def _feature_spec(name: str, col: pd.Series, forced: bool,
+                  tokens: frozenset[str] = DEFAULT_NA_TOKENS) -> FeatureSpec:
     dtype = col.dtype
-    if isinstance(dtype, pd.CategoricalDtype):
-        return FeatureSpec(
-            name, CATEGORICAL, Codebook(tuple(to_python(v) for v in dtype.categories))
-        )
+    if isinstance(dtype, pd.CategoricalDtype):  # category order kept (it decides ties)
+        return FeatureSpec(name, CATEGORICAL, Codebook(tuple(
+            to_python(v) for v in dtype.categories if not is_missing_scalar(v, tokens))))
     if pd.api.types.is_bool_dtype(dtype):
         return FeatureSpec(name, CATEGORICAL, Codebook((False, True)))
     numeric = pd.api.types.is_numeric_dtype(dtype)
@@ -449,18 +483,19 @@ def _feature_spec(name: str, col: pd.Series, forced: bool) -> FeatureSpec:
         raise DataError(f"column '{name}' has unsupported dtype {dtype}")
     if not forced and (numeric or pd.api.types.infer_dtype(col, skipna=True) in _NUMBERS):
         return FeatureSpec(name, NUMERIC)
-    uniq = unique_present(col)
+    uniq = unique_present(col, tokens)
     if not forced and all_numbers(uniq):
         return FeatureSpec(name, NUMERIC)
     return FeatureSpec(name, CATEGORICAL, Codebook(tuple(sorted_categories(uniq))))
 
 
-def classes_of(y: Any) -> Codebook:
+def classes_of(y: Any, tokens: frozenset[str] = DEFAULT_NA_TOKENS) -> Codebook:
     """Class codebook of labels: a categorical's categories, else sorted distinct labels."""
     col = as_1d(label_column(y))
     if isinstance(col, pd.Series) and isinstance(col.dtype, pd.CategoricalDtype):
-        return Codebook(tuple(to_python(v) for v in col.dtype.categories))
-    return Codebook(tuple(sorted_categories(unique_present(col))))
+        return Codebook(tuple(to_python(v) for v in col.dtype.categories
+                              if not is_missing_scalar(v, tokens)))
+    return Codebook(tuple(sorted_categories(unique_present(col, tokens))))
 
 
 class _LazyColumn:
@@ -483,6 +518,7 @@ def infer_schema(
     categorical_features: Any = "auto",
     feature_names: Sequence[str] | None = None,
     target: str | None = None,
+    na_tokens: frozenset[str] | None = None,
 ) -> Schema:
     """Build a schema from data.
 
@@ -500,11 +536,17 @@ def infer_schema(
         Names for the columns (default: a frame's column names, else ``x0, x1, ...``).
     target : str, optional
         Name of the class column (default: the name of a named Series ``y``).
+    na_tokens : frozenset of str, optional
+        Strings read as missing in object columns (default: those a reader stored in
+        ``X.attrs["na_tokens"]``, else ``MISSING_STRINGS``).
 
     Returns
     -------
     Schema
     """
+    if na_tokens is None and isinstance(X, pd.DataFrame):
+        na_tokens = X.attrs.get("na_tokens")
+    tokens = DEFAULT_NA_TOKENS if na_tokens is None else frozenset(na_tokens)
     if isinstance(X, pd.DataFrame):
         names = [str(c) for c in X.columns]
         columns = [X.iloc[:, j] for j in range(X.shape[1])]
@@ -527,7 +569,7 @@ def infer_schema(
     forced = feature_mask(categorical_features, names)
     features = tuple(
         FeatureSpec(n, "numeric", None) if isinstance(c, _LazyColumn) and not f
-        else _feature_spec(n, c.series() if isinstance(c, _LazyColumn) else c, bool(f))
+        else _feature_spec(n, c.series() if isinstance(c, _LazyColumn) else c, bool(f), tokens)
         for n, c, f in zip(names, columns, forced))
     classes = None
     if y is not None:
@@ -535,10 +577,10 @@ def infer_schema(
         n_rows = len(columns[0]) if columns else len(X)
         if columns and n_labels != n_rows:
             raise DataError(f"y has {n_labels} labels but X has {n_rows} rows")
-        classes = classes_of(y)
+        classes = classes_of(y, tokens)
         if target is None and isinstance(y, pd.Series) and isinstance(y.name, str):
             target = y.name if y.name not in names else None
-    return Schema(features, target, classes)
+    return Schema(features, target, classes, tokens)
 
 
 class Dataset(NamedTuple):

@@ -243,6 +243,7 @@ class _ModelInfo:
     label: np.ndarray  # predict's class index at each node (-1 unclassified)
     weighted: bool  # some node sends missing values down every branch
     algorithm: str
+    missing: tuple[str, ...] = MISSING_STRINGS  # strings the code reads as missing
 
     @classmethod
     def of(cls, model, tree: Tree, ranges) -> _ModelInfo:
@@ -271,6 +272,8 @@ class _ModelInfo:
             label=label,
             weighted=bool(np.any(tree.missing_branch[split] == WEIGHTED)),
             algorithm=algorithm,
+            missing=MISSING_STRINGS if schema.na_tokens is None else tuple(sorted(
+                schema.na_tokens)),
         )
 
     @property
@@ -591,7 +594,8 @@ class _PythonEmitter(_Emitter):
             f"{name}(row) returns the class label of one row; {name}_proba(row) returns the",
             "class probabilities, in CLASSES order. A row holds one value per feature, in",
             "FEATURES order: a number for a numeric feature, a category value (equal to one of",
-            "the feature's categories) for a categorical one; None, NaN, '' and '?' are missing.",
+            "the feature's categories) for a categorical one; None, NaN and the strings in",
+            "MISSING (e.g. '', '?', 'NA') are missing.",
             "A value the tree cannot take raises",
             f'ValueError("{MESSAGE}: ...").',
             '"""',
@@ -614,7 +618,7 @@ class _PythonEmitter(_Emitter):
         out.extend(_table([self.codebook(j) for j in range(n)], f"{p}CATEGORIES = (", ")"))
         out.append("# per feature: None (numeric) or (lowest, highest) value accepted")
         out.extend(_table([self.bounds(j) for j in range(n)], f"{p}RANGES = (", ")"))
-        out.append(f"{p}MISSING = ({', '.join(repr(s) for s in MISSING_STRINGS)},)")
+        out.append(f"{p}MISSING = ({', '.join(repr(s) for s in info.missing)},)")
         out += ["", "", *self.check_function()]
         if info.weighted:
             out += ["", "", *self.tables(), "", "", *self.descend_function()]
