@@ -168,3 +168,23 @@ def test_explain_names_rows_by_kept_values(work):
                                             {"id": "1e3"}]
     assert [r["prediction"] for r in records] == ["setosa", "versicolor", "virginica",
                                                   "virginica"]
+
+
+def test_compressed_csv_and_parquet_keep_the_same_text(work):
+    """--keep reads every format the readers read: gzip CSV gives the plain file's text;
+    Parquet gives each value's text (strings as stored)."""
+    import gzip
+
+    plain = ok(run("predict", "iris.json", "new.csv", "--keep", "id", "name", cwd=work))
+    (work / "new.csv.gz").write_bytes(gzip.compress((work / "new.csv").read_bytes()))
+    assert ok(run("predict", "iris.json", "new.csv.gz", "--keep", "id", "name",
+                  cwd=work)) == plain
+    pytest.importorskip("pyarrow")
+    import pandas as pd
+
+    frame = pd.read_csv(work / "new.csv", dtype={"id": str, "name": str},
+                        keep_default_na=False)
+    frame.to_parquet(work / "new.parquet")
+    kept = rows_of(ok(run("predict", "iris.json", "new.parquet", "--keep", "id", cwd=work)))
+    assert [row[0] for row in kept] == ["id", "007", "010", "0x1F", "1e3"]
+    assert [row[1] for row in kept] == [row[2] for row in rows_of(plain)]

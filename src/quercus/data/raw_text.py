@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+
 import pandas as pd
 
 from quercus.data.arff_reader import _parse
