@@ -12,6 +12,8 @@ from quercus._kernels.partition import partition_orders
 from quercus._kernels.split_categorical import best_subset_split, category_class_weights
 from quercus._kernels.split_numeric import best_numeric_splits
 
+NO_CONSTRAINT = np.zeros(1, dtype=np.int8)  # monotonic_cst of the one feature
+
 
 def weighted_child_impurity(y, w, left_mask, n_classes, criterion):
     """Brute force: weighted mean impurity of the two sides of a split."""
@@ -57,6 +59,9 @@ def kernel_numeric(x, y, w, n_classes, criterion, min_leaf):
         criterion,
         min_leaf,
         0.0,
+        NO_CONSTRAINT,
+        0.0,
+        1.0,
         proxy,
         threshold,
         missing_left,
@@ -101,7 +106,8 @@ def test_numeric_threshold_is_midpoint_and_first_of_ties():
     order = np.arange(4, dtype=np.int32).reshape(1, -1)
     proxy, threshold, ml = np.empty(1), np.empty(1), np.empty(1, dtype=np.bool_)
     best_numeric_splits(
-        X, y, np.ones(4), order, 0, 4, np.array([0]), 2, GINI, 1, 0.0, proxy, threshold, ml
+        X, y, np.ones(4), order, 0, 4, np.array([0]), 2, GINI, 1, 0.0, NO_CONSTRAINT, 0.0, 1.0, proxy,
+        threshold, ml
     )
     assert threshold[0] == 1.5
 
@@ -112,7 +118,8 @@ def test_constant_feature_has_no_split():
     order = np.arange(5, dtype=np.int32).reshape(1, -1)
     proxy, threshold, ml = np.empty(1), np.empty(1), np.empty(1, dtype=np.bool_)
     best_numeric_splits(
-        X, y, np.ones(5), order, 0, 5, np.array([0]), 2, GINI, 1, 0.0, proxy, threshold, ml
+        X, y, np.ones(5), order, 0, 5, np.array([0]), 2, GINI, 1, 0.0, NO_CONSTRAINT, 0.0, 1.0, proxy,
+        threshold, ml
     )
     assert proxy[0] == -np.inf
 

@@ -18,7 +18,7 @@ from ._kernels.predict import (
 )
 from ._kernels.predict_numeric import FEATURE_SHIFT, MISSING_LEFT, SPLIT, numeric_leaf_lookup
 
-__all__ = ["CATEGORICAL", "LEAF", "NUMERIC", "Tree", "TreeRecorder"]
+__all__ = ["CATEGORICAL", "LEAF", "NUMERIC", "SklearnTreeView", "Tree", "TreeRecorder"]
 
 _ARRAY_FIELDS = {
     "kind": np.int8,
@@ -40,7 +40,12 @@ _ARRAY_FIELDS = {
 
 
 def _as_float_rows(X) -> np.ndarray:
-    """Rows in C order as float32 or float64 (the kernels are compiled for both)."""
+    """Rows in C order as float32 or float64 (the kernels are compiled for both); a scipy
+    sparse matrix is densified (``validation.densify``)."""
+    if type(X).__module__.startswith("scipy.sparse"):
+        from .validation import densify
+
+        X = densify(X)
     dtype = X.dtype if isinstance(X, np.ndarray) and X.dtype in (np.float32, np.float64) \
         else np.float64
     return np.ascontiguousarray(X, dtype=dtype)
@@ -86,6 +91,55 @@ class Tree:
     @property
     def n_leaves(self) -> int:
         return int(np.count_nonzero(self.kind == LEAF))
+
+    # -- scikit-learn's names (binary trees; see also ``sklearn_view``) ------------------
+    @property
+    def node_count(self) -> int:
+        """scikit-learn's name for ``n_nodes``."""
+        return self.n_nodes
+
+    @property
+    def capacity(self) -> int:
+        return self.n_nodes
+
+    @property
+    def n_outputs(self) -> int:
+        return 1
+
+    @property
+    def max_n_classes(self) -> int:
+        return self.n_classes
+
+    def _binary_children(self) -> np.ndarray:
+        """(n_nodes, 2) left and right child ids, -1 at leaves; refuses multiway nodes."""
+        counts = np.diff(self.child_ptr)
+        if np.any((counts != 0) & (counts != 2)):
+            raise ValueError("children_left and children_right describe binary trees; this "
+                             "tree has multiway splits (use children() or child_ptr/child_ids)")
+        out = np.full((self.n_nodes, 2), -1, dtype=np.int64)
+        split = counts == 2
+        out[split] = self.child_ids.reshape(-1, 2)
+        return out
+
+    @property
+    def children_left(self) -> np.ndarray:
+        """Left child of every node, -1 (scikit-learn's TREE_LEAF) at leaves."""
+        return _read_only(self._binary_children()[:, 0])
+
+    @property
+    def children_right(self) -> np.ndarray:
+        """Right child of every node, -1 (scikit-learn's TREE_LEAF) at leaves."""
+        return _read_only(self._binary_children()[:, 1])
+
+    @property
+    def missing_go_to_left(self) -> np.ndarray:
+        """1 where rows with a missing value take the left branch (scikit-learn's array)."""
+        return _read_only((self.missing_branch == 0) & (self.kind != LEAF)).astype(np.uint8)
+
+    @property
+    def sklearn_view(self) -> SklearnTreeView:
+        """The tree with scikit-learn's conventions throughout (see ``SklearnTreeView``)."""
+        return SklearnTreeView(self)
 
     def is_leaf(self, node: int) -> bool:
         return bool(self.kind[node] == LEAF)
@@ -225,9 +279,18 @@ class Tree:
         proba = self.node_probabilities()
         return self._leaf_lookup(X, np.where(proba.sum(axis=1) > 0, np.argmax(proba, axis=1), -1))
 
+    def decision_path(self, X):
+        """Nodes visited by every row as a scipy CSR indicator matrix (scikit-learn's
+        ``tree_.decision_path``; X encoded, dense or sparse)."""
+        from scipy.sparse import csr_matrix
+
+        nodes, ptr = self.decision_paths(X)
+        data = np.ones(nodes.shape[0], dtype=np.int64)
+        return csr_matrix((data, nodes, ptr), shape=(ptr.shape[0] - 1, self.n_nodes))
+
     def decision_paths(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Nodes visited by every row, as CSR ``(indices, indptr)``."""
-        X = np.ascontiguousarray(X, dtype=np.float64)
+        X = np.ascontiguousarray(_as_float_rows(X), dtype=np.float64)
         nodes = np.empty(X.shape[0] * (self.max_depth + 1), dtype=np.int64)
         ptr = np.empty(X.shape[0] + 1, dtype=np.int64)
         used = path_lengths(X, *self._kernel_args(), nodes, ptr)
@@ -297,6 +360,56 @@ class Tree:
             cmap = self.category_map(node)
             if np.any(cmap < 0) or np.any(cmap >= children.size):
                 raise ValueError(f"node {node} has a bad category map")
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
+
+
+class SklearnTreeView:
+    """A read-only view of a binary tree with scikit-learn's ``tree_`` conventions.
+
+    ``Tree`` itself answers scikit-learn's names that mean the same in both
+    (``node_count``, ``children_left``, ``children_right``, ``n_node_samples``,
+    ``weighted_n_node_samples``, ``impurity``, ``max_depth``, ``n_leaves``, ``n_outputs``,
+    ``max_n_classes``), but keeps its own conventions where they differ: ``feature`` is -1
+    and ``threshold`` NaN at leaves, and ``value`` holds weighted class counts of shape
+    (n_nodes, n_classes). This view gives scikit-learn's: -2 (TREE_UNDEFINED) at leaves in
+    ``feature`` and ``threshold``, and ``value`` of shape (n_nodes, n_outputs, n_classes)
+    holding each node's class shares of the training weight (scikit-learn >= 1.4).
+    """
+
+    def __init__(self, tree: Tree):
+        self._tree = tree
+        self._leaf = tree.kind == LEAF
+
+    def __getattr__(self, name):
+        if name in ("node_count", "capacity", "children_left", "children_right", "impurity",
+                    "n_node_samples", "weighted_n_node_samples", "max_depth", "n_leaves",
+                    "n_outputs", "max_n_classes", "missing_go_to_left"):
+            value = getattr(self._tree, name)
+            return _read_only(value.copy()) if isinstance(value, np.ndarray) else value
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+
+    @property
+    def n_classes(self) -> np.ndarray:
+        return np.array([self._tree.n_classes], dtype=np.intp)
+
+    @property
+    def feature(self) -> np.ndarray:
+        return _read_only(np.where(self._leaf, -2, self._tree.feature).astype(np.int64))
+
+    @property
+    def threshold(self) -> np.ndarray:
+        return _read_only(np.where(self._leaf, -2.0, self._tree.threshold))
+
+    @property
+    def value(self) -> np.ndarray:
+        value = self._tree.value
+        totals = value.sum(axis=1, keepdims=True)
+        shares = np.divide(value, totals, out=np.zeros_like(value), where=totals > 0)
+        return _read_only(shares[:, None, :])
 
 
 @dataclass
