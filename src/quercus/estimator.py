@@ -7,6 +7,7 @@ from numbers import Integral
 
 import numpy as np
 
+from . import multi_output
 from . import params as P
 from . import validation as V
 from .data.schema import Schema, infer_schema
@@ -20,6 +21,7 @@ from .learners import (
     Settings,
     fit_cart_binned,
 )
+from .multi_output import fit_multi_output, n_outputs_of
 from .pruning.cost_complexity import PruningPath, pruning_path
 from .tree import LEAF, Tree
 
@@ -196,7 +198,9 @@ class DecisionTreeClassifier:
 
     # -- fitting ---------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None, progress=None) -> DecisionTreeClassifier:
-        """Learn a tree from rows X (data frame, array or list of rows) and labels y.
+        """Learn a tree from rows X (data frame, array, list of rows or scipy sparse
+        matrix) and labels y. A 2-D y of several columns is a multi-output problem (CART;
+        ``quercus.multi_output``).
 
         ``progress``, if given, is called now and then with the share of the work done, from
         0 to 1, never decreasing and ending with 1.0; every algorithm reports it. It is the
@@ -209,7 +213,8 @@ class DecisionTreeClassifier:
         P.check_choice("criterion", criterion, CRITERIA[self.algorithm])
         X = V.check_features(X, fitting=True)
         y = V.check_target(y, type(self).__name__)
-        _check_single_output(y, self.class_weight)
+        if n_outputs_of(y, self.class_weight) > 1:
+            return fit_multi_output(self, X, y, sample_weight)
         schema = infer_schema(X, y, categorical_features=self.categorical_features)
         X_encoded = schema.encode(X)
         y_codes = schema.encode_labels(y)
@@ -400,18 +405,28 @@ class DecisionTreeClassifier:
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities: the class shares of the training weight at each row's leaf
         (Laplace-corrected with ``laplace=True``); see ``Tree.predict_proba``."""
+        if self._multi_output:
+            return multi_output.predict_proba(self, self._encode(X))
         return self._check_fitted().predict_proba(self._encode(X), laplace=bool(self.laplace))
+
+    @property
+    def _multi_output(self) -> bool:
+        return getattr(self, "n_outputs_", 1) > 1
 
     def predict_log_proba(self, X) -> np.ndarray:
         """Natural logarithm of ``predict_proba`` (-inf for a class of probability 0)."""
+        proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
+            return [np.log(p) for p in proba] if self._multi_output else np.log(proba)
 
     def predict(self, X) -> np.ndarray:
         """The most probable class of every row (ties: the first class).
 
-        A class-interval tree returns ``unclassified`` for a row that fits no branch.
+        A class-interval tree returns ``unclassified`` for a row that fits no branch. With
+        a multi-output y the result has one column per output.
         """
+        if self._multi_output:
+            return multi_output.predict(self, self._encode(X))
         codes = self._check_fitted().predict_codes(self._encode(X))
         lost = codes < 0  # no class has any probability
         has_lost = bool(lost.any())
@@ -433,6 +448,9 @@ class DecisionTreeClassifier:
     def score(self, X, y, sample_weight=None) -> float:
         """Accuracy of ``predict(X)`` against y."""
         predicted = self.predict(X)
+        if self._multi_output:  # a row counts when every output is right
+            correct = np.all(predicted == np.asarray(y), axis=1).astype(float)
+            return float(np.average(correct, weights=sample_weight))
         truth = np.asarray(y, dtype=object if predicted.dtype == object else None).ravel()
         correct = (predicted == truth).astype(float)
         return float(np.average(correct, weights=sample_weight))
@@ -480,20 +498,10 @@ class DecisionTreeClassifier:
         """Write the fitted model to a JSON file (atomically)."""
         from .export.model_file import save_model
 
+        if self._multi_output:
+            raise ValueError("a multi-output model cannot be saved: model files (format "
+                             "version 1) hold one output")
         save_model(self, path)
-
-
-def _check_single_output(y, class_weight) -> None:
-    """Refuse a 2-D y of several columns (one output per column), with scikit-learn's
-    message when a list of class weights does not match the outputs."""
-    shape = np.shape(y) if isinstance(y, (np.ndarray, list, tuple)) else None
-    if shape is None or len(shape) != 2 or shape[1] == 1:
-        return
-    if isinstance(class_weight, list) and len(class_weight) != shape[1]:
-        raise ValueError("number of elements in class_weight should match number of "
-                         "outputs.")
-    raise DataError(f"y has {shape[1]} columns (multi-output); Quercus learns one class "
-                    f"label per row (fit one tree per column)")
 
 
 def _has_names(X) -> bool:

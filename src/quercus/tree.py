@@ -18,7 +18,11 @@ from ._kernels.predict import (
 )
 from ._kernels.predict_numeric import FEATURE_SHIFT, MISSING_LEFT, SPLIT, numeric_leaf_lookup
 
-__all__ = ["CATEGORICAL", "LEAF", "NUMERIC", "SklearnTreeView", "Tree", "TreeRecorder"]
+__all__ = ["CATEGORICAL", "LEAF", "NUMERIC", "TREE_UNDEFINED", "SklearnTreeView", "Tree",
+           "TreeRecorder"]
+
+#: ``threshold`` of a leaf, as scikit-learn's ``tree_`` has it.
+TREE_UNDEFINED = -2.0
 
 _ARRAY_FIELDS = {
     "kind": np.int8,
@@ -73,6 +77,8 @@ class Tree:
 
     def __post_init__(self):
         n = self.kind.shape[0]
+        # scikit-learn's TREE_UNDEFINED at leaves (model files keep null there)
+        self.threshold = np.where(self.kind == LEAF, TREE_UNDEFINED, self.threshold)
         if self.empty is None:
             self.empty = np.zeros(n, dtype=np.bool_)
         if self.interval_high is None:
@@ -104,11 +110,16 @@ class Tree:
 
     @property
     def n_outputs(self) -> int:
-        return 1
+        """1, or the number of outputs of a multi-output tree (``output_ptr`` set by
+        ``quercus.multi_output``: output k's classes are columns
+        ``output_ptr[k]:output_ptr[k + 1]`` of ``value``)."""
+        ptr = getattr(self, "output_ptr", None)
+        return 1 if ptr is None else len(ptr) - 1
 
     @property
     def max_n_classes(self) -> int:
-        return self.n_classes
+        ptr = getattr(self, "output_ptr", None)
+        return self.n_classes if ptr is None else int(np.diff(ptr).max())
 
     def _binary_children(self) -> np.ndarray:
         """(n_nodes, 2) left and right child ids, -1 at leaves; refuses multiway nodes."""
@@ -310,6 +321,8 @@ class Tree:
         out = {}
         for name in _ARRAY_FIELDS:
             array = getattr(self, name)
+            if name == "threshold":  # leaves as null, as files always had them
+                array = np.where(self.kind == LEAF, np.nan, array)
             if array.dtype.kind == "f":
                 out[name] = [None if np.isnan(v) else float(v) for v in array.ravel()]
             else:
@@ -372,12 +385,14 @@ class SklearnTreeView:
 
     ``Tree`` itself answers scikit-learn's names that mean the same in both
     (``node_count``, ``children_left``, ``children_right``, ``n_node_samples``,
-    ``weighted_n_node_samples``, ``impurity``, ``max_depth``, ``n_leaves``, ``n_outputs``,
-    ``max_n_classes``), but keeps its own conventions where they differ: ``feature`` is -1
-    and ``threshold`` NaN at leaves, and ``value`` holds weighted class counts of shape
-    (n_nodes, n_classes). This view gives scikit-learn's: -2 (TREE_UNDEFINED) at leaves in
-    ``feature`` and ``threshold``, and ``value`` of shape (n_nodes, n_outputs, n_classes)
-    holding each node's class shares of the training weight (scikit-learn >= 1.4).
+    ``weighted_n_node_samples``, ``impurity``, ``threshold`` (-2 at leaves, NaN at
+    categorical nodes), ``max_depth``, ``n_leaves``, ``n_outputs``, ``max_n_classes``), but
+    keeps its own conventions where they differ: ``feature`` is -1 at leaves and ``value``
+    holds weighted class counts of shape
+    (n_nodes, n_classes), the outputs' blocks end to end for a multi-output tree. This
+    view gives scikit-learn's: -2 (TREE_UNDEFINED) at leaves in ``feature`` and
+    ``threshold``, and ``value`` of shape (n_nodes, n_outputs, max_n_classes) holding each
+    node's class shares of the training weight per output (scikit-learn >= 1.4).
     """
 
     def __init__(self, tree: Tree):
@@ -394,7 +409,8 @@ class SklearnTreeView:
 
     @property
     def n_classes(self) -> np.ndarray:
-        return np.array([self._tree.n_classes], dtype=np.intp)
+        ptr = getattr(self._tree, "output_ptr", None)
+        return np.array([self._tree.n_classes] if ptr is None else np.diff(ptr), dtype=np.intp)
 
     @property
     def feature(self) -> np.ndarray:
@@ -406,10 +422,17 @@ class SklearnTreeView:
 
     @property
     def value(self) -> np.ndarray:
-        value = self._tree.value
-        totals = value.sum(axis=1, keepdims=True)
-        shares = np.divide(value, totals, out=np.zeros_like(value), where=totals > 0)
-        return _read_only(shares[:, None, :])
+        tree = self._tree
+        ptr = getattr(tree, "output_ptr", None)
+        ptr = np.array([0, tree.n_classes]) if ptr is None else ptr
+        shares = np.zeros((tree.n_nodes, len(ptr) - 1, tree.max_n_classes))
+        for k in range(len(ptr) - 1):
+            value = tree.value[:, ptr[k]:ptr[k + 1]]
+            totals = value.sum(axis=1, keepdims=True)
+            shares[:, k, : value.shape[1]] = np.divide(value, totals,
+                                                       out=np.zeros_like(value),
+                                                       where=totals > 0)
+        return _read_only(shares)
 
 
 @dataclass

@@ -77,7 +77,8 @@ def _record_node(splitter, recorder, rules, start, end, depth, total_weight, par
     """
     if weights is None:
         weights = splitter.class_weights(start, end)
-    weight = float(weights.sum())
+    n_outputs = getattr(splitter, "n_outputs", 1)  # multi-output: one block per output
+    weight = float(weights.sum()) / n_outputs
     impurity = splitter.impurity(weights)
     constrained = getattr(splitter, "monotonic_cst", None) is not None
     value = _clipped(weights, weight, bounds) if constrained else weights
@@ -100,7 +101,7 @@ def _record_node(splitter, recorder, rules, start, end, depth, total_weight, par
     mid = splitter.apply(start, end, split)
     left = splitter.class_weights(start, mid)
     right = splitter.class_weights(mid, end)
-    w_left, w_right = left.sum(), right.sum()
+    w_left, w_right = left.sum() / n_outputs, right.sum() / n_outputs
     improvement = (weight / total_weight) * (
         impurity - w_right / weight * splitter.impurity(right)
         - w_left / weight * splitter.impurity(left))
