@@ -172,3 +172,20 @@ def test_random_state_object_is_saved_as_none(tmp_path):
     loaded = load_model(tmp_path / "m.json")
     assert loaded.get_params()["random_state"] is None
     np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+
+
+def test_leaf_threshold_is_minus_two_in_memory_and_null_in_model_files(tmp_path):
+    import json
+
+    from quercus import load_model
+
+    X, y = datasets.load_iris(return_X_y=True)
+    model = DecisionTreeClassifier(max_depth=3).fit(X, y)
+    leaves = model.tree_.kind == LEAF
+    assert np.all(model.tree_.threshold[leaves] == -2.0)
+    assert np.all(np.isfinite(model.tree_.threshold[~leaves]))
+    model.save(tmp_path / "m.json")
+    stored = json.loads((tmp_path / "m.json").read_text())["tree"]["threshold"]
+    assert all((v is None) == leaf for v, leaf in zip(stored, leaves, strict=True))
+    np.testing.assert_array_equal(load_model(tmp_path / "m.json").tree_.threshold,
+                                  model.tree_.threshold)

@@ -17,8 +17,8 @@ from .growing.builders import StoppingRules, grow
 from .growing.c45 import grow_c45, store_to_nodes, store_to_tree, to_flat_tree
 from .growing.id3 import check_id3_data, grow_id3
 from .growing.interval import IntervalGrower, interval_to_flat_tree
-from .pruning.cost_complexity import prune
 from .pruning import pessimistic
+from .pruning.cost_complexity import prune
 from .pruning.reduced_error import ReducedErrorPruner, holdout_split
 from .splitting.c45 import AttributeInfo
 from .splitting.cart import CartSplitter
