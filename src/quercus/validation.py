@@ -5,8 +5,9 @@ module only refuses, up front and with the words scikit-learn's estimator checks
 what those readers cannot use: complex input, empty tables, 1-D arrays, no y, sparse y,
 continuous or infinite targets, all-zero sample weights and a wrong number of columns at
 prediction. A sparse X (scipy CSR, CSC, COO ...) is densified here, within
-``MAX_DENSE_BYTES`` (see ``densify``). scikit-learn is never imported here: where its exception or warning class is
-wanted, it is taken from ``sys.modules`` if the caller has imported scikit-learn already.
+``MAX_DENSE_BYTES`` (see ``densify``). scikit-learn is never imported here: where its
+exception or warning class is wanted, it is taken from ``sys.modules`` if the caller has
+imported scikit-learn already.
 """
 
 from __future__ import annotations
