@@ -119,3 +119,22 @@ def test_categorical_feature_cannot_be_constrained():
     X = pd.DataFrame({"colour": ["red", "blue", "red", "green"], "size": [1.0, 2.0, 3.0, 4.0]})
     with pytest.raises(ValueError, match="categorical feature 'colour'"):
         DecisionTreeClassifier(monotonic_cst=[1, 0]).fit(X, [0, 1, 0, 1])
+
+
+def test_streamed_csv_fit_is_constrained_too(tmp_path):
+    """``fit_binned`` (quercus train --stream) takes the constraint, and refuses it on a
+    feature with missing values."""
+    from quercus.data.csv_stream import read_csv_binned
+
+    X, y = noisy_data(4, n=400)
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"]).assign(y=y)
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    streamed = read_csv_binned(tmp_path / "data.csv", "y")
+    model = DecisionTreeClassifier(splitter="hist", monotonic_cst=[1, -1, 0, 0])
+    model.fit_binned(streamed.binned, streamed.y, streamed.schema, streamed.binner)
+    assert_monotone_tree(model.tree_, [1, -1, 0, 0])
+    frame.loc[3, "a"] = np.nan
+    frame.to_csv(tmp_path / "missing.csv", index=False)
+    streamed = read_csv_binned(tmp_path / "missing.csv", "y")
+    with pytest.raises(ValueError, match="NaN in the constrained feature 'a'"):
+        model.fit_binned(streamed.binned, streamed.y, streamed.schema, streamed.binner)

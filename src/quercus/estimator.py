@@ -261,6 +261,12 @@ class DecisionTreeClassifier:
         weights = P.class_weight_factors(self.class_weight, y_codes, schema.classes.values)
         settings = self._settings(y_codes.shape[0], weights, False, criterion, schema)
         settings.monotonic_cst = self._monotonic_cst(schema, None)
+        if settings.monotonic_cst is not None:  # the binned rows show missing values too
+            for f in np.flatnonzero(settings.monotonic_cst):
+                if np.any(binned[f] == binner.missing_bin_):
+                    raise ValueError(f"Input X contains NaN in the constrained feature "
+                                     f"{schema.feature_names[f]!r}; monotonic constraints "
+                                     f"are not supported with missing values")
         settings.progress = progress
         self.tree_ = fit_cart_binned(binned, binner, y_codes, weights, schema,
                                      len(schema.classes), settings)
