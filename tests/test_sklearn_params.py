@@ -136,6 +136,7 @@ def test_children_arrays_refuse_multiway_trees():
     ({"max_features": 3}, ValueError, r"max_features must be in \(0, n_features\]"),
     ({"max_features": "half"}, ValueError, "max_features"),
     ({"random_state": "seven"}, ValueError, "random_state"),
+    ({"random_state": -1, "max_features": 1}, ValueError, r"random_state must be .*2\*\*32"),
     ({"min_samples_split": 1}, ValueError, r"in the range \[2, inf\)"),
     ({"max_leaf_nodes": 2**63 - 1}, MemoryError, "max_leaf_nodes"),
 ])

@@ -119,7 +119,9 @@ def check_random_state(value) -> np.random.RandomState:
     if value is None:
         return np.random.mtrand._rand
     if isinstance(value, Integral) and not isinstance(value, bool):
-        return np.random.RandomState(int(value) & 0xFFFFFFFF if value < 0 else int(value))
+        if not 0 <= value < 2**32:
+            _fail("random_state", "None, an int in [0, 2**32 - 1] or a RandomState", value)
+        return np.random.RandomState(int(value))
     if isinstance(value, np.random.RandomState):
         return value
     _fail("random_state", "None, an int or a numpy.random.RandomState", value)
@@ -140,7 +142,7 @@ def resolve_max_features(value, n_features: int) -> int:
         if value < 1:
             _fail("max_features", "None, an int >= 1, a float in (0, 1], 'sqrt' or 'log2'",
                   value)
-        return min(int(value), n_features) if value <= n_features else int(value)
+        return int(value)  # more than n_features is refused by the caller
     if isinstance(value, Real) and 0.0 < value <= 1.0:
         return max(1, int(value * n_features))
     _fail("max_features", "None, an int >= 1, a float in (0, 1], 'sqrt' or 'log2'", value)
