@@ -77,7 +77,8 @@ def test_scan_finds_the_best_bin_cut(rows, min_leaf):
     next_bin = np.empty(1, dtype=np.int64)
     total = hist[0].sum(axis=0)
     scan_histograms(hist, counts, np.array([0]), np.array([4]), 4, GINI, min_leaf, 0.0, total,
-                    len(rows), proxy, last, missing_left, next_bin)
+                    len(rows), np.zeros(1, dtype=np.int8), 0.0, 1.0, proxy, last,
+                    missing_left, next_bin)
 
     def score(left):
         out = 0.0

@@ -12,6 +12,8 @@ from quercus._kernels.partition import partition_orders
 from quercus._kernels.split_categorical import best_subset_split, category_class_weights
 from quercus._kernels.split_numeric import best_numeric_splits
 
+NO_CONSTRAINT = np.zeros(1, dtype=np.int8)  # monotonic_cst of the one feature
+
 
 def weighted_child_impurity(y, w, left_mask, n_classes, criterion):
     """Brute force: weighted mean impurity of the two sides of a split."""
@@ -57,6 +59,9 @@ def kernel_numeric(x, y, w, n_classes, criterion, min_leaf):
         criterion,
         min_leaf,
         0.0,
+        NO_CONSTRAINT,
+        0.0,
+        1.0,
         proxy,
         threshold,
         missing_left,
@@ -101,7 +106,8 @@ def test_numeric_threshold_is_midpoint_and_first_of_ties():
     order = np.arange(4, dtype=np.int32).reshape(1, -1)
     proxy, threshold, ml = np.empty(1), np.empty(1), np.empty(1, dtype=np.bool_)
     best_numeric_splits(
-        X, y, np.ones(4), order, 0, 4, np.array([0]), 2, GINI, 1, 0.0, proxy, threshold, ml
+        X, y, np.ones(4), order, 0, 4, np.array([0]), 2, GINI, 1, 0.0, NO_CONSTRAINT, 0.0,
+        1.0, proxy, threshold, ml
     )
     assert threshold[0] == 1.5
 
@@ -112,7 +118,8 @@ def test_constant_feature_has_no_split():
     order = np.arange(5, dtype=np.int32).reshape(1, -1)
     proxy, threshold, ml = np.empty(1), np.empty(1), np.empty(1, dtype=np.bool_)
     best_numeric_splits(
-        X, y, np.ones(5), order, 0, 5, np.array([0]), 2, GINI, 1, 0.0, proxy, threshold, ml
+        X, y, np.ones(5), order, 0, 5, np.array([0]), 2, GINI, 1, 0.0, NO_CONSTRAINT, 0.0,
+        1.0, proxy, threshold, ml
     )
     assert proxy[0] == -np.inf
 
@@ -201,3 +208,22 @@ def test_partition_keeps_each_side_sorted(rows):
         assert goes_left[left].all() and not goes_left[right].any()
         assert np.all(np.diff(X[left, f]) >= 0) and np.all(np.diff(X[right, f]) >= 0)
         assert sorted(order[f].tolist()) == list(range(len(rows)))
+
+
+def test_random_split_draws_between_the_node_min_and_max():
+    """Threshold low + u * (high - low), by hand: 1 + 0.5 * 3 = 2.5 sends rows 1, 2 left;
+    with a missing value, the better side for it (left, with its class) is taken."""
+    from quercus._kernels.split_random import random_numeric_splits
+
+    X = np.array([[4.0], [1.0], [3.0], [2.0], [np.nan]])
+    y = np.array([1, 0, 1, 0, 0], dtype=np.int32)
+    order = np.array([[1, 3, 2, 0, 4]], dtype=np.int32)  # sorted, missing last
+    proxy, threshold, ml = np.empty(1), np.empty(1), np.empty(1, dtype=np.bool_)
+    random_numeric_splits(X, y, np.ones(5), order, 0, 5, np.array([0]), np.array([0.5]), 2,
+                          GINI, 1, 0.0, NO_CONSTRAINT, 0.0, 1.0, proxy, threshold, ml)
+    assert threshold[0] == 2.5 and ml[0]
+    assert proxy[0] == 9 / 3 + 4 / 2  # pure children: sum of squares over weights
+    # u = 1 lands on the maximum: scikit-learn then uses the minimum
+    random_numeric_splits(X, y, np.ones(5), order, 0, 5, np.array([0]), np.array([1.0]), 2,
+                          GINI, 1, 0.0, NO_CONSTRAINT, 0.0, 1.0, proxy, threshold, ml)
+    assert threshold[0] == 1.0

@@ -7,6 +7,7 @@ from numbers import Integral
 
 import numpy as np
 
+from . import multi_output
 from . import params as P
 from . import validation as V
 from .data.schema import Schema, infer_schema
@@ -20,6 +21,7 @@ from .learners import (
     Settings,
     fit_cart_binned,
 )
+from .multi_output import fit_multi_output, n_outputs_of
 from .pruning.cost_complexity import PruningPath, pruning_path
 from .tree import LEAF, Tree
 
@@ -40,7 +42,8 @@ class DecisionTreeClassifier:
         ``"interval"``: seed 001's class-interval tree: one class's [min, max] range on one
         feature per split; a row that fits no branch is unclassified (docs/interval.md).
     criterion : str or None, default=None
-        ``"gini"`` (CART's default) or ``"entropy"`` for CART and the class-interval tree;
+        ``"gini"`` (CART's default), ``"entropy"`` or its scikit-learn name ``"log_loss"``
+        for CART and the class-interval tree;
         ``"entropy"`` (information gain, ID3's default) or ``"gain_ratio"`` for ID3; C4.5
         always uses gain ratio.
     max_depth : int or None, default=None
@@ -68,9 +71,11 @@ class DecisionTreeClassifier:
     laplace : bool, default=False
         C4.5 and ID3: Laplace-corrected leaf probabilities in ``predict_proba`` (J48's -A);
         ``predict`` still takes the class with the most training weight.
-    splitter : {"exact", "hist", "auto"}, default="exact"
-        CART's split search. ``"exact"`` tries every cut between distinct values (the trees
-        of scikit-learn). ``"hist"`` first quantises each numeric feature into at most
+    splitter : {"exact", "best", "random", "hist", "auto"}, default="exact"
+        CART's split search. ``"exact"`` (or scikit-learn's name ``"best"``) tries every cut
+        between distinct values (the trees of scikit-learn). ``"random"`` scores one cut per
+        feature drawn uniformly between the node's smallest and largest value (scikit-learn's
+        extra trees; CART only). ``"hist"`` first quantises each numeric feature into at most
         ``max_bins`` bins (quantiles of a sample of rows; one bin per value when there are
         few) and searches histograms: much faster on large data, with thresholds at bin
         edges. ``"auto"``: hist from 2,000,000 rows x features on.
@@ -95,15 +100,30 @@ class DecisionTreeClassifier:
     n_folds : int, default=3
         C4.5 with ``reduced_error_pruning``: number of folds; one is held out for pruning
         (J48's -N). Must stay 3 without ``reduced_error_pruning``.
-    random_state : int, default=1
-        C4.5 with ``reduced_error_pruning``: seed of the ``java.util.Random`` that shuffles
-        the growing folds (J48's -Q). The folds themselves are J48's deterministic
-        stratified split; only the order of the growing rows depends on the seed.
+    random_state : None, int or numpy.random.RandomState, default=1
+        CART: the draws of ``max_features`` and ``splitter="random"``, as scikit-learn
+        takes it (an int gives the same tree every time; None uses numpy's global
+        generator). C4.5 with ``reduced_error_pruning``: an int, the seed of the
+        ``java.util.Random`` that shuffles the growing folds (J48's -Q); the folds
+        themselves are J48's deterministic stratified split.
+    max_features : int, float, "sqrt", "log2" or None, default=None
+        CART: features searched at each node, drawn at random among those not constant in
+        it (None: all; a float: that fraction of them, at least one). Others: None only.
+    monotonic_cst : array-like of -1, 0, 1 or None, default=None
+        CART, two classes: 1 makes the probability of ``classes_[1]`` non-decreasing in
+        that numeric feature, -1 non-increasing, 0 leaves it free (scikit-learn's meaning;
+        docs/cart.md). The constrained features may not have missing values.
 
     Attributes
     ----------
     tree_ : quercus.tree.Tree
-        The fitted tree as flat arrays.
+        The fitted tree as flat arrays; scikit-learn's names (``node_count``,
+        ``children_left`` ...) answer too, and ``tree_.sklearn_view`` gives scikit-learn's
+        conventions throughout (docs/cart.md).
+    max_features_ : int
+        Features searched per node.
+    n_outputs_ : int
+        Always 1.
     schema_ : quercus.data.Schema
         Feature kinds, codebooks and class labels.
     classes_, n_classes_, n_features_in_, feature_names_in_, feature_importances_
@@ -118,7 +138,7 @@ class DecisionTreeClassifier:
                  subtree_raising=True, laplace=False, splitter="exact", max_bins=255,
                  lookahead=False, unclassified="auto",
                  binary_categorical_splits=False, reduced_error_pruning=False, n_folds=3,
-                 random_state=1):
+                 random_state=1, max_features=None, monotonic_cst=None):
         self.algorithm = algorithm
         self.criterion = criterion
         self.max_depth = max_depth
@@ -142,6 +162,8 @@ class DecisionTreeClassifier:
         self.reduced_error_pruning = reduced_error_pruning
         self.n_folds = n_folds
         self.random_state = random_state
+        self.max_features = max_features
+        self.monotonic_cst = monotonic_cst
 
     # -- scikit-learn protocol -------------------------------------------------------------
     @classmethod
@@ -171,11 +193,14 @@ class DecisionTreeClassifier:
 
         return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
                     classifier_tags=ClassifierTags(),
-                    input_tags=InputTags(allow_nan=True, categorical=True, string=True))
+                    input_tags=InputTags(allow_nan=True, categorical=True, string=True,
+                                               sparse=True))
 
     # -- fitting ---------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None, progress=None) -> DecisionTreeClassifier:
-        """Learn a tree from rows X (data frame, array or list of rows) and labels y.
+        """Learn a tree from rows X (data frame, array, list of rows or scipy sparse
+        matrix) and labels y. A 2-D y of several columns is a multi-output problem (CART;
+        ``quercus.multi_output``).
 
         ``progress``, if given, is called now and then with the share of the work done, from
         0 to 1, never decreasing and ending with 1.0; every algorithm reports it. It is the
@@ -188,6 +213,8 @@ class DecisionTreeClassifier:
         P.check_choice("criterion", criterion, CRITERIA[self.algorithm])
         X = V.check_features(X, fitting=True)
         y = V.check_target(y, type(self).__name__)
+        if n_outputs_of(y, self.class_weight) > 1:
+            return fit_multi_output(self, X, y, sample_weight)
         schema = infer_schema(X, y, categorical_features=self.categorical_features)
         X_encoded = schema.encode(X)
         y_codes = schema.encode_labels(y)
@@ -207,7 +234,8 @@ class DecisionTreeClassifier:
                                                 schema.classes.values)
         weights = weights * factors
         settings = self._settings(n_known, weights[known], sample_weight is not None,
-                                  criterion)
+                                  criterion, schema)
+        settings.monotonic_cst = self._monotonic_cst(schema, X_encoded)
         settings.progress = progress
         self.tree_ = LEARNERS[self.algorithm](X_encoded, y_codes, weights, schema, n_classes,
                                               settings)
@@ -231,7 +259,14 @@ class DecisionTreeClassifier:
         if y_codes.shape[0] == 0:
             raise DataError("no training rows with a known class label")
         weights = P.class_weight_factors(self.class_weight, y_codes, schema.classes.values)
-        settings = self._settings(y_codes.shape[0], weights, False, criterion)
+        settings = self._settings(y_codes.shape[0], weights, False, criterion, schema)
+        settings.monotonic_cst = self._monotonic_cst(schema, None)
+        if settings.monotonic_cst is not None:  # the binned rows show missing values too
+            for f in np.flatnonzero(settings.monotonic_cst):
+                if np.any(binned[f] == binner.missing_bin_):
+                    raise ValueError(f"Input X contains NaN in the constrained feature "
+                                     f"{schema.feature_names[f]!r}; monotonic constraints "
+                                     f"are not supported with missing values")
         settings.progress = progress
         self.tree_ = fit_cart_binned(binned, binner, y_codes, weights, schema,
                                      len(schema.classes), settings)
@@ -239,7 +274,7 @@ class DecisionTreeClassifier:
         return self
 
     def _settings(self, n_rows: int, weights: np.ndarray, weighted: bool,
-                  criterion: str) -> Settings:
+                  criterion: str, schema: Schema) -> Settings:
         leaf = self.min_samples_leaf
         if leaf is None:
             leaf = DEFAULT_MIN_SAMPLES_LEAF[self.algorithm]
@@ -261,12 +296,28 @@ class DecisionTreeClassifier:
         confidence = P.check_non_negative("confidence", self.confidence, upper=1.0)
         if not 0.0 < confidence < 1.0:
             raise ValueError(f"confidence must be in (0, 1); got {self.confidence!r}")
-        return Settings(criterion=criterion, rules=rules, ccp_alpha=ccp_alpha,
+        splitter = P.check_choice("splitter", self.splitter,
+                                  ["exact", "best", "random", "hist", "auto"])
+        if splitter == "random" and self.algorithm != "cart":
+            raise ValueError(f"splitter='random' is for CART only; algorithm="
+                             f"{self.algorithm!r} searches every split")
+        self.max_features_ = P.resolve_max_features(self.max_features, schema.n_features)
+        if self.max_features is not None and self.algorithm != "cart":
+            raise ValueError(f"max_features is for CART only; algorithm={self.algorithm!r} "
+                             f"searches every feature (leave max_features=None)")
+        if self.max_features_ > schema.n_features:
+            raise ValueError(f"max_features must be in (0, n_features]; got "
+                             f"{self.max_features!r} for {schema.n_features} features")
+        sampled = splitter == "random" or self.max_features_ < schema.n_features
+        rng = P.check_random_state(self.random_state) if self.algorithm == "cart" else None
+        return Settings(criterion="entropy" if criterion == "log_loss" else criterion,
+                        rules=rules, ccp_alpha=ccp_alpha,
                         confidence=confidence, pruning=bool(self.pruning),
                         subtree_raising=bool(self.subtree_raising),
                         lookahead=bool(self.lookahead),
-                        splitter=P.check_choice("splitter", self.splitter,
-                                                ["exact", "hist", "auto"]),
+                        splitter="exact" if splitter == "best" else splitter,
+                        max_features=self.max_features_ if sampled else None,
+                        rng=rng if sampled else None,
                         max_bins=P.resolve_max_bins(self.max_bins),
                         binary_categorical_splits=bool(self.binary_categorical_splits),
                         **self._reduced_error_settings(confidence))
@@ -278,7 +329,7 @@ class DecisionTreeClassifier:
         if not (folds_ok and n_folds >= 2):
             raise ValueError(f"n_folds must be an int >= 2; got {n_folds!r}")
         seed_ok = isinstance(seed, Integral) and not isinstance(seed, bool)
-        if not seed_ok:
+        if self.algorithm == "c45" and self.reduced_error_pruning and not seed_ok:
             raise ValueError(f"random_state must be an int (a java.util.Random seed); "
                              f"got {seed!r}")
         if self.algorithm == "c45":
@@ -292,7 +343,35 @@ class DecisionTreeClassifier:
                 raise ValueError("n_folds is used only with reduced_error_pruning=True "
                                  "(J48: -N needs -R)")
         return {"reduced_error_pruning": bool(self.reduced_error_pruning),
-                "n_folds": int(n_folds), "seed": int(seed)}
+                "n_folds": int(n_folds), "seed": int(seed) if seed_ok else 1}
+
+    def _monotonic_cst(self, schema: Schema, X_encoded) -> np.ndarray | None:
+        """``monotonic_cst`` as int8 per feature (None without a constraint), refusing
+        what it cannot mean: another learner than CART, more than two classes, a
+        constraint on a categorical feature or on a feature with missing values."""
+        cst = P.resolve_monotonic_cst(self.monotonic_cst, schema.n_features)
+        if cst is None:
+            return None
+        if self.algorithm != "cart":
+            raise ValueError(f"monotonic_cst is for CART only; algorithm={self.algorithm!r} "
+                             f"does not support monotonic constraints")
+        if len(schema.classes) > 2:
+            raise ValueError("Monotonicity constraints are not supported with multiclass "
+                             "classification")
+        constrained = np.flatnonzero(cst)
+        categorical = [schema.feature_names[f] for f in constrained
+                       if schema.categorical_mask[f]]
+        if categorical:
+            raise ValueError(f"monotonic_cst constrains the categorical feature "
+                             f"{categorical[0]!r}; constraints need numeric features")
+        if X_encoded is not None and constrained.size:
+            missing = np.isnan(X_encoded[:, constrained]).any(axis=0)
+            if missing.any():
+                name = schema.feature_names[constrained[np.argmax(missing)]]
+                raise ValueError(f"Input X contains NaN in the constrained feature {name!r}; "
+                                 f"monotonic constraints are not supported with missing "
+                                 f"values")
+        return cst if constrained.size else None
 
     def _set_fitted(self, schema: Schema, has_names: bool) -> None:
         """Attributes derived from the schema (also used when a model file is loaded)."""
@@ -332,13 +411,28 @@ class DecisionTreeClassifier:
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities: the class shares of the training weight at each row's leaf
         (Laplace-corrected with ``laplace=True``); see ``Tree.predict_proba``."""
+        if self._multi_output:
+            return multi_output.predict_proba(self, self._encode(X))
         return self._check_fitted().predict_proba(self._encode(X), laplace=bool(self.laplace))
+
+    @property
+    def _multi_output(self) -> bool:
+        return getattr(self, "n_outputs_", 1) > 1
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """Natural logarithm of ``predict_proba`` (-inf for a class of probability 0)."""
+        proba = self.predict_proba(X)
+        with np.errstate(divide="ignore"):
+            return [np.log(p) for p in proba] if self._multi_output else np.log(proba)
 
     def predict(self, X) -> np.ndarray:
         """The most probable class of every row (ties: the first class).
 
-        A class-interval tree returns ``unclassified`` for a row that fits no branch.
+        A class-interval tree returns ``unclassified`` for a row that fits no branch. With
+        a multi-output y the result has one column per output.
         """
+        if self._multi_output:
+            return multi_output.predict(self, self._encode(X))
         codes = self._check_fitted().predict_codes(self._encode(X))
         lost = codes < 0  # no class has any probability
         has_lost = bool(lost.any())
@@ -360,17 +454,16 @@ class DecisionTreeClassifier:
     def score(self, X, y, sample_weight=None) -> float:
         """Accuracy of ``predict(X)`` against y."""
         predicted = self.predict(X)
+        if self._multi_output:  # a row counts when every output is right
+            correct = np.all(predicted == np.asarray(y), axis=1).astype(float)
+            return float(np.average(correct, weights=sample_weight))
         truth = np.asarray(y, dtype=object if predicted.dtype == object else None).ravel()
         correct = (predicted == truth).astype(float)
         return float(np.average(correct, weights=sample_weight))
 
     def decision_path(self, X):
         """Nodes visited by every row, as a scipy sparse CSR indicator matrix."""
-        from scipy.sparse import csr_matrix
-
-        nodes, ptr = self._check_fitted().decision_paths(self._encode(X))
-        data = np.ones(nodes.shape[0], dtype=np.int64)
-        return csr_matrix((data, nodes, ptr), shape=(ptr.shape[0] - 1, self.tree_.n_nodes))
+        return self._check_fitted().decision_path(self._encode(X))
 
     def get_depth(self) -> int:
         return self._check_fitted().max_depth
@@ -414,6 +507,9 @@ class DecisionTreeClassifier:
         # quercus.export module runs quercus/export/__init__, whose model_file imports us
         from .export.model_writer import save_model
 
+        if self._multi_output:
+            raise ValueError("a multi-output model cannot be saved: model files (format "
+                             "version 1) hold one output")
         save_model(self, path)
 
 

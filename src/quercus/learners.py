@@ -17,8 +17,8 @@ from .growing.builders import StoppingRules, grow
 from .growing.c45 import grow_c45, store_to_nodes, store_to_tree, to_flat_tree
 from .growing.id3 import check_id3_data, grow_id3
 from .growing.interval import IntervalGrower, interval_to_flat_tree
-from .pruning.cost_complexity import prune
 from .pruning import pessimistic
+from .pruning.cost_complexity import prune
 from .pruning.reduced_error import ReducedErrorPruner, holdout_split
 from .splitting.c45 import AttributeInfo
 from .splitting.cart import CartSplitter
@@ -27,8 +27,8 @@ from .tree import Tree
 
 # criterion and min_samples_leaf when the estimator leaves them as None
 DEFAULT_CRITERION = {"cart": "gini", "id3": "entropy", "c45": "gain_ratio", "interval": "gini"}
-CRITERIA = {"cart": ["gini", "entropy"], "id3": ["entropy", "gain_ratio"], "c45": ["gain_ratio"],
-            "interval": ["gini", "entropy"]}
+CRITERIA = {"cart": ["gini", "entropy", "log_loss"], "id3": ["entropy", "gain_ratio"],
+            "c45": ["gain_ratio"], "interval": ["gini", "entropy", "log_loss"]}
 DEFAULT_MIN_SAMPLES_LEAF = {"cart": 1, "id3": 1, "c45": 2, "interval": 1}
 LOOKAHEAD_DEFAULT_MAX_DEPTH = 10  # the seed's MAXRECURSIONS
 AUTO_HIST_CELLS = 2_000_000  # splitter="auto" bins features from this many rows x features
@@ -50,15 +50,20 @@ class Settings:
     seed: int = 1
     lookahead: bool = False
     progress: object = None  # called with the share of the work done (rows settled in leaves)
-    splitter: str = "exact"  # CART: "exact" or "hist"
+    splitter: str = "exact"  # CART: "exact", "random" or "hist"
     max_bins: int = 255
+    max_features: int | None = None  # CART: features searched per node (None: all)
+    rng: object = None  # CART: numpy RandomState of max_features and random thresholds
+    monotonic_cst: np.ndarray | None = None  # CART: -1/0/1 per feature, or None
 
 
 def _cart_options(schema, n_classes: int, settings: Settings) -> dict:
     return {"categorical_mask": schema.categorical_mask, "n_categories": schema.n_categories,
             "n_classes": n_classes, "criterion": settings.criterion,
             "min_samples_leaf": settings.rules.min_samples_leaf,
-            "min_weight_leaf": settings.rules.min_weight_leaf}
+            "min_weight_leaf": settings.rules.min_weight_leaf,
+            "max_features": settings.max_features, "rng": settings.rng,
+            "monotonic_cst": settings.monotonic_cst}
 
 
 def fit_cart(X, y, sample_weight, schema, n_classes: int, settings: Settings) -> Tree:
@@ -72,7 +77,8 @@ def fit_cart(X, y, sample_weight, schema, n_classes: int, settings: Settings) ->
         splitter = HistSplitter(X_known, y[known], sample_weight[known],
                                 max_bins=settings.max_bins, **options)
     else:
-        splitter = CartSplitter(X_known, y[known], sample_weight[known], **options)
+        splitter = CartSplitter(X_known, y[known], sample_weight[known],
+                                random_thresholds=settings.splitter == "random", **options)
     tree = grow(splitter, settings.rules, n_classes, progress=settings.progress)
     return prune(tree, settings.ccp_alpha)
 

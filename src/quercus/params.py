@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import math
+import struct
 from numbers import Integral, Real
 
 import numpy as np
 
 from .errors import DataError
+
+_MIN_NODE_BYTES = 64  # a node takes at least this much in the flat arrays
 
 
 def _fail(name: str, expected: str, value) -> None:
@@ -22,15 +25,16 @@ def check_choice(name: str, value, choices) -> str:
 
 def resolve_count(name: str, value, n_rows: int, *, minimum: int) -> int:
     """An int >= minimum, or a float fraction of n_rows (rounded up)."""
+    expected = f"an int in the range [{minimum}, inf) or a float in the range (0.0, 1.0]"
     if isinstance(value, bool):
-        _fail(name, f"an int >= {minimum} or a float in (0, 1]", value)
+        _fail(f"the {name!r} parameter", expected, value)
     if isinstance(value, Integral):
         if value < minimum:
-            _fail(name, f"an int >= {minimum} or a float in (0, 1]", value)
+            _fail(f"the {name!r} parameter", expected, value)
         return int(value)
     if isinstance(value, Real) and 0.0 < value <= 1.0:
         return max(max(1, minimum), math.ceil(value * n_rows))
-    _fail(name, f"an int >= {minimum} or a float in (0, 1]", value)
+    _fail(f"the {name!r} parameter", expected, value)
 
 
 def resolve_max_depth(value) -> int:
@@ -46,6 +50,10 @@ def resolve_max_leaf_nodes(value) -> int | None:
         return None
     if isinstance(value, bool) or not isinstance(value, Integral) or value < 2:
         _fail("max_leaf_nodes", "None or an int >= 2", value)
+    address_space = 2 ** (8 * struct.calcsize("P"))
+    if (2 * value - 1) * _MIN_NODE_BYTES > address_space:
+        raise MemoryError(f"max_leaf_nodes={value} allows a tree of {2 * value - 1} nodes, "
+                          f"more than this machine can address")
     return int(value)
 
 
@@ -61,7 +69,13 @@ def resolve_sample_weight(sample_weight, n_rows: int) -> np.ndarray:
     """Weights as float64, one per row, finite and non-negative (ones when None)."""
     if sample_weight is None:
         return np.ones(n_rows)
-    weights = np.asarray(sample_weight, dtype=np.float64).ravel()
+    weights = np.asarray(sample_weight, dtype=np.float64)
+    if weights.ndim == 0:  # scikit-learn's TypeError and words
+        raise TypeError(f"Input should have at least 1 dimension i.e. satisfy "
+                        f"`len(x.shape) > 0`, got scalar `{weights!r}` instead.")
+    if weights.ndim != 1:
+        raise DataError(f"sample_weight must be 1-D (one weight per row); got an array of "
+                        f"shape {weights.shape}")
     if weights.shape[0] != n_rows:
         raise DataError(f"sample_weight has {weights.shape[0]} values for {n_rows} rows")
     if not np.all(np.isfinite(weights)) or np.any(weights < 0):
@@ -97,3 +111,53 @@ def resolve_max_bins(value) -> int:
     if isinstance(value, bool) or not isinstance(value, Integral) or not 2 <= value <= 65535:
         _fail("max_bins", "an int in [2, 65535]", value)
     return int(value)
+
+
+def check_random_state(value) -> np.random.RandomState:
+    """A ``numpy.random.RandomState`` as scikit-learn takes ``random_state``: None (numpy's
+    global generator), an int seed, or a RandomState used as it is."""
+    if value is None:
+        return np.random.mtrand._rand
+    if isinstance(value, Integral) and not isinstance(value, bool):
+        if not 0 <= value < 2**32:
+            _fail("random_state", "None, an int in [0, 2**32 - 1] or a RandomState", value)
+        return np.random.RandomState(int(value))
+    if isinstance(value, np.random.RandomState):
+        return value
+    _fail("random_state", "None, an int or a numpy.random.RandomState", value)
+
+
+def resolve_max_features(value, n_features: int) -> int:
+    """Number of features searched at each node: ``max_features`` as scikit-learn reads it
+    (None: all; int; float fraction, at least 1; "sqrt" or "log2" of the feature count)."""
+    if value is None:
+        return n_features
+    if isinstance(value, str):
+        check_choice("max_features", value, ["sqrt", "log2"])
+        count = math.sqrt(n_features) if value == "sqrt" else math.log2(n_features)
+        return max(1, int(count))
+    if isinstance(value, bool):
+        _fail("max_features", "None, an int >= 1, a float in (0, 1], 'sqrt' or 'log2'", value)
+    if isinstance(value, Integral):
+        if value < 1:
+            _fail("max_features", "None, an int >= 1, a float in (0, 1], 'sqrt' or 'log2'",
+                  value)
+        return int(value)  # more than n_features is refused by the caller
+    if isinstance(value, Real) and 0.0 < value <= 1.0:
+        return max(1, int(value * n_features))
+    _fail("max_features", "None, an int >= 1, a float in (0, 1], 'sqrt' or 'log2'", value)
+
+
+def resolve_monotonic_cst(value, n_features: int) -> np.ndarray | None:
+    """``monotonic_cst`` as an int8 array of -1/0/1 per feature, or None (no constraint)."""
+    if value is None:
+        return None
+    cst = np.asarray(value)
+    if cst.ndim != 1 or cst.shape[0] != n_features:
+        raise ValueError(f"monotonic_cst has shape {cst.shape} but the input data X has "
+                         f"{n_features} features")
+    if cst.dtype.kind not in "iuf" or not np.all(np.isin(cst, (-1, 0, 1))):
+        unexpected = sorted({str(v) for v in cst.ravel().tolist() if v not in (-1, 0, 1)})
+        raise ValueError(f"monotonic_cst must be None or an array-like of -1, 0 or 1, but "
+                         f"got {', '.join(unexpected)}")
+    return cst.astype(np.int8)

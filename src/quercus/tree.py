@@ -19,7 +19,11 @@ from ._kernels.predict import (
 from ._kernels.predict_numeric import FEATURE_SHIFT, MISSING_LEFT, SPLIT, numeric_leaf_lookup
 from .errors import DataError
 
-__all__ = ["CATEGORICAL", "LEAF", "NUMERIC", "Tree", "TreeRecorder"]
+__all__ = ["CATEGORICAL", "LEAF", "NUMERIC", "TREE_UNDEFINED", "SklearnTreeView", "Tree",
+           "TreeRecorder"]
+
+#: ``threshold`` of a leaf, as scikit-learn's ``tree_`` has it.
+TREE_UNDEFINED = -2.0
 
 _ARRAY_FIELDS = {
     "kind": np.int8,
@@ -41,7 +45,12 @@ _ARRAY_FIELDS = {
 
 
 def _as_float_rows(X) -> np.ndarray:
-    """Rows in C order as float32 or float64 (the kernels are compiled for both)."""
+    """Rows in C order as float32 or float64 (the kernels are compiled for both); a scipy
+    sparse matrix is densified (``validation.densify``)."""
+    if type(X).__module__.startswith("scipy.sparse"):
+        from .validation import densify
+
+        X = densify(X)
     dtype = X.dtype if isinstance(X, np.ndarray) and X.dtype in (np.float32, np.float64) \
         else np.float64
     return np.ascontiguousarray(X, dtype=dtype)
@@ -69,6 +78,8 @@ class Tree:
 
     def __post_init__(self):
         n = self.kind.shape[0]
+        # scikit-learn's TREE_UNDEFINED at leaves (model files keep null there)
+        self.threshold = np.where(self.kind == LEAF, TREE_UNDEFINED, self.threshold)
         if self.empty is None:
             self.empty = np.zeros(n, dtype=np.bool_)
         if self.interval_high is None:
@@ -87,6 +98,60 @@ class Tree:
     @property
     def n_leaves(self) -> int:
         return int(np.count_nonzero(self.kind == LEAF))
+
+    # -- scikit-learn's names (binary trees; see also ``sklearn_view``) ------------------
+    @property
+    def node_count(self) -> int:
+        """scikit-learn's name for ``n_nodes``."""
+        return self.n_nodes
+
+    @property
+    def capacity(self) -> int:
+        return self.n_nodes
+
+    @property
+    def n_outputs(self) -> int:
+        """1, or the number of outputs of a multi-output tree (``output_ptr`` set by
+        ``quercus.multi_output``: output k's classes are columns
+        ``output_ptr[k]:output_ptr[k + 1]`` of ``value``)."""
+        ptr = getattr(self, "output_ptr", None)
+        return 1 if ptr is None else len(ptr) - 1
+
+    @property
+    def max_n_classes(self) -> int:
+        ptr = getattr(self, "output_ptr", None)
+        return self.n_classes if ptr is None else int(np.diff(ptr).max())
+
+    def _binary_children(self) -> np.ndarray:
+        """(n_nodes, 2) left and right child ids, -1 at leaves; refuses multiway nodes."""
+        counts = np.diff(self.child_ptr)
+        if np.any((counts != 0) & (counts != 2)):
+            raise ValueError("children_left and children_right describe binary trees; this "
+                             "tree has multiway splits (use children() or child_ptr/child_ids)")
+        out = np.full((self.n_nodes, 2), -1, dtype=np.int64)
+        split = counts == 2
+        out[split] = self.child_ids.reshape(-1, 2)
+        return out
+
+    @property
+    def children_left(self) -> np.ndarray:
+        """Left child of every node, -1 (scikit-learn's TREE_LEAF) at leaves."""
+        return _read_only(self._binary_children()[:, 0])
+
+    @property
+    def children_right(self) -> np.ndarray:
+        """Right child of every node, -1 (scikit-learn's TREE_LEAF) at leaves."""
+        return _read_only(self._binary_children()[:, 1])
+
+    @property
+    def missing_go_to_left(self) -> np.ndarray:
+        """1 where rows with a missing value take the left branch (scikit-learn's array)."""
+        return _read_only((self.missing_branch == 0) & (self.kind != LEAF)).astype(np.uint8)
+
+    @property
+    def sklearn_view(self) -> SklearnTreeView:
+        """The tree with scikit-learn's conventions throughout (see ``SklearnTreeView``)."""
+        return SklearnTreeView(self)
 
     def is_leaf(self, node: int) -> bool:
         return bool(self.kind[node] == LEAF)
@@ -143,7 +208,9 @@ class Tree:
     def _checked_rows(self, X: np.ndarray, dtype=None) -> np.ndarray:
         """X as C-ordered float rows, refusing a matrix without a column that a split tests
         (the kernels do not check bounds)."""
-        X = _as_float_rows(X) if dtype is None else np.ascontiguousarray(X, dtype=dtype)
+        X = _as_float_rows(X)
+        if dtype is not None:
+            X = np.ascontiguousarray(X, dtype=dtype)
         tested = int(self.feature[self.kind != LEAF].max(initial=-1))
         if X.ndim != 2 or X.shape[1] <= tested:
             raise DataError(f"X has {X.shape[-1] if X.ndim else 0} columns; the tree tests "
@@ -233,6 +300,15 @@ class Tree:
         proba = self.node_probabilities()
         return self._leaf_lookup(X, np.where(proba.sum(axis=1) > 0, np.argmax(proba, axis=1), -1))
 
+    def decision_path(self, X):
+        """Nodes visited by every row as a scipy CSR indicator matrix (scikit-learn's
+        ``tree_.decision_path``; X encoded, dense or sparse)."""
+        from scipy.sparse import csr_matrix
+
+        nodes, ptr = self.decision_paths(X)
+        data = np.ones(nodes.shape[0], dtype=np.int64)
+        return csr_matrix((data, nodes, ptr), shape=(ptr.shape[0] - 1, self.n_nodes))
+
     def decision_paths(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Nodes visited by every row, as CSR ``(indices, indptr)``."""
         X = self._checked_rows(X, np.float64)
@@ -255,6 +331,8 @@ class Tree:
         out = {}
         for name in _ARRAY_FIELDS:
             array = getattr(self, name)
+            if name == "threshold":  # leaves as null, as files always had them
+                array = np.where(self.kind == LEAF, np.nan, array)
             if array.dtype.kind == "f":
                 out[name] = [None if np.isnan(v) else float(v) for v in array.ravel()]
             else:
@@ -323,6 +401,66 @@ class Tree:
             if np.any(cmap < 0) or np.any(cmap >= children.size):
                 raise ValueError(f"'category_branch' of node {node}: a category goes to no "
                                  f"branch (the node has {children.size})")
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
+
+
+class SklearnTreeView:
+    """A read-only view of a binary tree with scikit-learn's ``tree_`` conventions.
+
+    ``Tree`` itself answers scikit-learn's names that mean the same in both
+    (``node_count``, ``children_left``, ``children_right``, ``n_node_samples``,
+    ``weighted_n_node_samples``, ``impurity``, ``threshold`` (-2 at leaves, NaN at
+    categorical nodes), ``max_depth``, ``n_leaves``, ``n_outputs``, ``max_n_classes``), but
+    keeps its own conventions where they differ: ``feature`` is -1 at leaves and ``value``
+    holds weighted class counts of shape
+    (n_nodes, n_classes), the outputs' blocks end to end for a multi-output tree. This
+    view gives scikit-learn's: -2 (TREE_UNDEFINED) at leaves in ``feature`` and
+    ``threshold``, and ``value`` of shape (n_nodes, n_outputs, max_n_classes) holding each
+    node's class shares of the training weight per output (scikit-learn >= 1.4).
+    """
+
+    def __init__(self, tree: Tree):
+        self._tree = tree
+        self._leaf = tree.kind == LEAF
+
+    def __getattr__(self, name):
+        if name in ("node_count", "capacity", "children_left", "children_right", "impurity",
+                    "n_node_samples", "weighted_n_node_samples", "max_depth", "n_leaves",
+                    "n_outputs", "max_n_classes", "missing_go_to_left"):
+            value = getattr(self._tree, name)
+            return _read_only(value.copy()) if isinstance(value, np.ndarray) else value
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+
+    @property
+    def n_classes(self) -> np.ndarray:
+        ptr = getattr(self._tree, "output_ptr", None)
+        return np.array([self._tree.n_classes] if ptr is None else np.diff(ptr), dtype=np.intp)
+
+    @property
+    def feature(self) -> np.ndarray:
+        return _read_only(np.where(self._leaf, -2, self._tree.feature).astype(np.int64))
+
+    @property
+    def threshold(self) -> np.ndarray:
+        return _read_only(np.where(self._leaf, -2.0, self._tree.threshold))
+
+    @property
+    def value(self) -> np.ndarray:
+        tree = self._tree
+        ptr = getattr(tree, "output_ptr", None)
+        ptr = np.array([0, tree.n_classes]) if ptr is None else ptr
+        shares = np.zeros((tree.n_nodes, len(ptr) - 1, tree.max_n_classes))
+        for k in range(len(ptr) - 1):
+            value = tree.value[:, ptr[k]:ptr[k + 1]]
+            totals = value.sum(axis=1, keepdims=True)
+            shares[:, k, : value.shape[1]] = np.divide(value, totals,
+                                                       out=np.zeros_like(value),
+                                                       where=totals > 0)
+        return _read_only(shares)
 
 
 @dataclass

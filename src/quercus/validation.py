@@ -2,10 +2,12 @@
 
 The estimator reads data frames, arrays and lists of rows itself (``quercus.data``); this
 module only refuses, up front and with the words scikit-learn's estimator checks look for,
-what those readers cannot use: sparse or complex input, empty tables, 1-D arrays, no y,
+what those readers cannot use: complex input, empty tables, 1-D arrays, no y, sparse y,
 continuous or infinite targets, all-zero sample weights and a wrong number of columns at
-prediction. scikit-learn is never imported here: where its exception or warning class is
-wanted, it is taken from ``sys.modules`` if the caller has imported scikit-learn already.
+prediction. A sparse X (scipy CSR, CSC, COO ...) is densified here, within
+``MAX_DENSE_BYTES`` (see ``densify``). scikit-learn is never imported here: where its
+exception or warning class is wanted, it is taken from ``sys.modules`` if the caller has
+imported scikit-learn already.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from .errors import DataError, NotFittedError
 
 __all__ = ["check_features", "check_n_features", "check_sample_weight", "check_target",
            "not_fitted_error"]
+
+#: Largest dense copy (in bytes) a sparse X may become: 4 GiB, 500 million float64 cells.
+MAX_DENSE_BYTES = 1 << 32
 
 _RESHAPE = ("Reshape your data either using X.reshape(-1, 1) if it has a single feature "
             "or X.reshape(1, -1) if it is a single row")
@@ -51,10 +56,26 @@ def _as_array_like(values: Any) -> Any:
     return np.asarray(values) if hasattr(values, "__array__") else values
 
 
-def _refuse_sparse(values: Any, what: str) -> None:
-    if type(values).__module__.startswith("scipy.sparse"):
-        raise DataError(f"{what} is a sparse matrix; sparse input is not supported (pass a "
-                        f"dense array, e.g. {what}.toarray(), or a data frame)")
+def _is_sparse(values: Any) -> bool:
+    return type(values).__module__.startswith("scipy.sparse")
+
+
+def densify(X: Any) -> np.ndarray:
+    """A sparse matrix as a dense float64 array, refused if that copy would exceed
+    ``MAX_DENSE_BYTES``.
+
+    Every Quercus splitter works on a dense matrix (the exact one presorts each feature,
+    the histogram one bins it), so a sparse X is densified rather than searched natively;
+    the guard turns an impossible allocation into a one-line error naming the sizes.
+    """
+    n_rows, n_features = X.shape
+    needed = n_rows * n_features * 8
+    if needed > MAX_DENSE_BYTES:
+        raise DataError(f"X is a sparse {n_rows} x {n_features} matrix; Quercus densifies "
+                        f"sparse input and this one would take {needed / 2**30:.1f} GiB, more "
+                        f"than the {MAX_DENSE_BYTES / 2**30:.0f} GiB allowed (select features "
+                        f"or pass fewer rows)")
+    return np.asarray(X.toarray(), dtype=np.float64)
 
 
 def check_features(X: Any, *, fitting: bool) -> Any:
@@ -63,9 +84,11 @@ def check_features(X: Any, *, fitting: bool) -> Any:
     Raises
     ------
     DataError
-        X is sparse, complex, a 1-D array, or (when ``fitting``) has no rows or no columns.
+        X is complex, a 1-D array, too large to densify (sparse), or (when ``fitting``)
+        has no rows or no columns.
     """
-    _refuse_sparse(X, "X")
+    if _is_sparse(X):
+        X = densify(X)
     X = _as_array_like(X)
     shape = X.shape if isinstance(X, (pd.DataFrame, np.ndarray)) else None
     if isinstance(X, np.ndarray):
@@ -99,7 +122,9 @@ def check_target(y: Any, estimator: str) -> Any:
     """
     if y is None:
         raise DataError(f"{estimator} requires y to be passed, but the target y is None")
-    _refuse_sparse(y, "y")
+    if _is_sparse(y):
+        raise TypeError("y is a sparse matrix; class labels must be dense (a sparse y, a "
+                        "multilabel indicator matrix, is not supported)")
     y = _as_array_like(y)
     if isinstance(y, np.ndarray) and y.ndim == 2 and y.shape[1] == 1:
         category = _sklearn_class("sklearn.exceptions", "DataConversionWarning") or UserWarning

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .impurity import split_proxy
+from .impurity import monotone_ok, split_proxy
 
 
 @njit(cache=True)
@@ -43,7 +43,7 @@ def fill_histograms(binned, rows, y, sample_weight, hist, counts, parallel):
 
 @njit(cache=True)
 def _scan_one(hist, counts, n_bins, missing_bin, criterion, min_samples_leaf,
-              min_weight_leaf, total, n_total, left, right):
+              min_weight_leaf, total, n_total, left, right, cst, lower, upper):
     """Best cut of one numeric feature's histogram: (proxy, last bin on the left,
     missing_left, first non-empty bin on the right or n_bins). Cuts lie between non-empty bins; missing rows are tried on both sides,
     plus "every known row left, missing rows right"."""
@@ -85,6 +85,9 @@ def _scan_one(hist, counts, n_bins, missing_bin, criterion, min_samples_leaf,
                 continue
             if weight_left <= 0.0 or weight_right <= 0.0:
                 continue
+            if cst != 0 and not monotone_ok(left, right, weight_left, weight_right, cst, lower,
+                                            upper):
+                continue
             proxy = split_proxy(left, right, weight_left, weight_right, criterion)
             if proxy > best:
                 best = proxy
@@ -98,10 +101,11 @@ def _scan_one(hist, counts, n_bins, missing_bin, criterion, min_samples_leaf,
 
 @njit(cache=True)
 def scan_histograms(hist, counts, features, n_bins, missing_bin, criterion,
-                    min_samples_leaf, min_weight_leaf, total, n_total, out_proxy, out_bin,
-                    out_missing_left, out_next_bin):
+                    min_samples_leaf, min_weight_leaf, total, n_total, monotonic, lower, upper,
+                    out_proxy, out_bin, out_missing_left, out_next_bin):
     """Best cut per numeric feature (``features`` index rows of hist). One thread: the work
-    is features x bins, too little to pay for starting threads."""
+    is features x bins, too little to pay for starting threads. ``monotonic[i]`` (-1/0/1)
+    constrains feature i's cuts as in ``split_numeric.best_numeric_splits``."""
     n_classes = hist.shape[2]
     for j in range(features.shape[0]):
         i = features[j]
@@ -109,7 +113,7 @@ def scan_histograms(hist, counts, features, n_bins, missing_bin, criterion,
         right = np.empty(n_classes)
         proxy, b, ml, nb = _scan_one(hist[i], counts[i], n_bins[i], missing_bin, criterion,
                                      min_samples_leaf, min_weight_leaf, total, n_total, left,
-                                     right)
+                                     right, monotonic[i], lower, upper)
         out_proxy[j] = proxy
         out_bin[j] = b
         out_missing_left[j] = ml

@@ -59,3 +59,18 @@ def node_class_weights(y, sample_weight, rows, out):
     for i in range(rows.shape[0]):
         r = rows[i]
         out[y[r]] += sample_weight[r]
+
+
+@njit(cache=True)
+def monotone_ok(left, right, weight_left, weight_right, cst, lower, upper):
+    """Whether a split respects a monotonic constraint ``cst`` (1: increasing, -1:
+    decreasing) on the share of class 1, with both children's shares in [lower, upper].
+
+    The left child holds the smaller feature values, so an increasing constraint needs
+    ``share_left <= share_right``. Only two-class trees are constrained.
+    """
+    share_left = left[1] / weight_left
+    share_right = right[1] / weight_right
+    if share_left < lower or share_right < lower or share_left > upper or share_right > upper:
+        return False
+    return (share_left - share_right) * cst <= 0.0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .impurity import split_proxy
+from .impurity import monotone_ok, split_proxy
 
 # Consecutive sorted values closer than this are treated as equal (no cut between them),
 # as scikit-learn's FEATURE_THRESHOLD does.
@@ -23,7 +23,8 @@ def _midpoint(low, high):
 @njit(parallel=True, cache=True)
 def best_numeric_splits(
     X, y, sample_weight, order, start, end, features, n_classes, criterion,
-    min_samples_leaf, min_weight_leaf, out_proxy, out_threshold, out_missing_left,
+    min_samples_leaf, min_weight_leaf, monotonic, lower, upper, out_proxy, out_threshold,
+    out_missing_left,
 ):
     """Best cut of ``order[f, start:end]`` for each feature ``f`` in ``features``.
 
@@ -33,7 +34,9 @@ def best_numeric_splits(
     rows right. The first cut (in that order) with the largest proxy wins. Results go to
     ``out_proxy[i]`` (-inf when the feature has no valid cut), ``out_threshold[i]`` (value
     <= threshold goes left; +inf means "known left, missing right") and
-    ``out_missing_left[i]``.
+    ``out_missing_left[i]``. A feature with ``monotonic[f]`` -1 or 1 only takes cuts
+    that respect the constraint with both children's class-1 shares in [lower, upper]
+    (``impurity.monotone_ok``).
     """
     n = end - start
     for i in prange(features.shape[0]):
@@ -95,6 +98,9 @@ def best_numeric_splits(
                 if weight_left < min_weight_leaf or weight_right < min_weight_leaf:
                     continue
                 if weight_left <= 0.0 or weight_right <= 0.0:
+                    continue
+                if monotonic[f] != 0 and not monotone_ok(left, right, weight_left, weight_right,
+                                                         monotonic[f], lower, upper):
                     continue
                 proxy = split_proxy(left, right, weight_left, weight_right, criterion)
                 if proxy > best:

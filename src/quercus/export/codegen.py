@@ -330,7 +330,7 @@ def _code_branch(tree: Tree, node: int, kind: int, code: int, t: float, h: float
 
 def _used_thresholds(tree: Tree) -> np.ndarray:
     """Thresholds with 0.0 where a node has none (leaves, categorical nodes)."""
-    return np.where(np.isnan(tree.threshold), 0.0, tree.threshold)
+    return np.where(np.isnan(tree.threshold) | (tree.kind == LEAF), 0.0, tree.threshold)
 
 
 def _stack_bound(tree: Tree) -> int:

@@ -46,6 +46,8 @@ def _param_to_json(name: str, value):
     """A parameter value as JSON data: tuples and arrays become lists, dicts tagged pairs."""
     if value is None or isinstance(value, (str, bool)):
         return value
+    if isinstance(value, np.random.RandomState):  # used up by fit; prediction needs no seed
+        return None
     if isinstance(value, np.generic):
         return _param_to_json(name, value.item())
     if isinstance(value, Integral):

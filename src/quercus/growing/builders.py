@@ -5,6 +5,12 @@ Stopping rules follow scikit-learn's: a node is a leaf at ``max_depth``, with fe
 minimum leaf weight, when it is pure (impurity <= machine epsilon), when no valid split
 exists, or when the best split decreases the weighted impurity by less than
 ``min_impurity_decrease``.
+
+With monotonic constraints (``splitter.monotonic_cst``, two classes) every node carries
+bounds on its share of class 1, as in scikit-learn: a split on a constrained feature
+gives its children the halves of the parent's bounds on either side of the mean of their
+shares, other splits pass the bounds down, and each node's stored class weights are
+rescaled so that its share lies within its bounds.
 """
 
 from __future__ import annotations
@@ -39,19 +45,44 @@ class _Candidate:
     depth: int
     split: object
     improvement: float
+    bounds: tuple = (0.0, 1.0)
+
+
+def _clipped(weights: np.ndarray, weight: float, bounds: tuple) -> np.ndarray:
+    """Two-class weights rescaled so that the share of class 1 lies within ``bounds``."""
+    share = weights[1] / weight if weight > 0 else 0.0
+    clipped = min(max(share, bounds[0]), bounds[1])
+    if clipped == share:
+        return weights
+    return np.array([weight * (1.0 - clipped), weight * clipped])
+
+
+def _child_bounds(splitter, split, left, right, bounds) -> tuple[tuple, tuple]:
+    """Bounds on the class-1 share of the left and right children of a split."""
+    if splitter.monotonic_cst is None or splitter.monotonic[split.feature] == 0:
+        return bounds, bounds
+    middle = 0.5 * (left[1] / left.sum() + right[1] / right.sum())
+    low, high = bounds
+    if splitter.monotonic[split.feature] > 0:
+        return (low, middle), (middle, high)
+    return (middle, high), (low, middle)
 
 
 def _record_node(splitter, recorder, rules, start, end, depth, total_weight, parent, branch,
-                 weights=None):
+                 weights=None, bounds=(0.0, 1.0)):
     """Add the node ``start:end`` to the recorder and find its split if it may have one.
 
-    ``weights``: the segment's class weights when the parent already summed them.
+    ``weights``: the segment's class weights when the parent already summed them;
+    ``bounds``: the node's bounds on the share of class 1 (monotonic constraints).
     """
     if weights is None:
         weights = splitter.class_weights(start, end)
-    weight = float(weights.sum())
+    n_outputs = getattr(splitter, "n_outputs", 1)  # multi-output: one block per output
+    weight = float(weights.sum()) / n_outputs
     impurity = splitter.impurity(weights)
-    node = recorder.add(value=weights, impurity=impurity, n_samples=end - start, weight=weight)
+    constrained = getattr(splitter, "monotonic_cst", None) is not None
+    value = _clipped(weights, weight, bounds) if constrained else weights
+    node = recorder.add(value=value, impurity=impurity, n_samples=end - start, weight=weight)
     if parent >= 0:
         recorder.nodes[parent]["children"][branch] = node
     n = end - start
@@ -62,6 +93,7 @@ def _record_node(splitter, recorder, rules, start, end, depth, total_weight, par
         if hasattr(splitter, "release"):
             splitter.release(start, end)
         return _Candidate(node, start, end, depth, None, 0.0)
+    splitter.bounds = bounds
     split = splitter.find(start, end)
     if split is None:
         return _Candidate(node, start, end, depth, None, 0.0)
@@ -69,7 +101,7 @@ def _record_node(splitter, recorder, rules, start, end, depth, total_weight, par
     mid = splitter.apply(start, end, split)
     left = splitter.class_weights(start, mid)
     right = splitter.class_weights(mid, end)
-    w_left, w_right = left.sum(), right.sum()
+    w_left, w_right = left.sum() / n_outputs, right.sum() / n_outputs
     improvement = (weight / total_weight) * (
         impurity - w_right / weight * splitter.impurity(right)
         - w_left / weight * splitter.impurity(left))
@@ -78,17 +110,19 @@ def _record_node(splitter, recorder, rules, start, end, depth, total_weight, par
             splitter.release(start, mid)
             splitter.release(mid, end)
         return _Candidate(node, start, end, depth, None, 0.0)
-    return _Candidate(node, start, end, depth, (split, mid, left, right), improvement)
+    return _Candidate(node, start, end, depth, (split, mid, left, right), improvement, bounds)
 
 
-def _expand(recorder, candidate):
+def _expand(splitter, recorder, candidate):
     """Make the candidate a split node; returns its children's (start, end, branch, class
-    weights)."""
+    weights, bounds)."""
     split, mid, left, right = candidate.split
     recorder.make_split(candidate.node, kind=split.kind, feature=split.feature,
                         children=[-1, -1], missing_branch=split.missing_branch,
                         threshold=split.threshold, category_map=split.category_map)
-    return [(candidate.start, mid, 0, left), (mid, candidate.end, 1, right)]
+    left_bounds, right_bounds = _child_bounds(splitter, split, left, right, candidate.bounds)
+    return [(candidate.start, mid, 0, left, left_bounds),
+            (mid, candidate.end, 1, right, right_bounds)]
 
 
 def grow(splitter, rules: StoppingRules, n_classes: int, progress=None) -> Tree:
@@ -109,18 +143,18 @@ def grow(splitter, rules: StoppingRules, n_classes: int, progress=None) -> Tree:
             progress(settled / n if n else 1.0)
 
     if rules.max_leaf_nodes is None:
-        stack = [(0, n, 0, -1, 0, None)]
+        stack = [(0, n, 0, -1, 0, None, (0.0, 1.0))]
         while stack:
-            start, end, depth, parent, branch, weights = stack.pop()
+            start, end, depth, parent, branch, weights, bounds = stack.pop()
             candidate = _record_node(splitter, recorder, rules, start, end, depth, total_weight,
-                                     parent, branch, weights)
+                                     parent, branch, weights, bounds)
             if candidate.split is None:
                 settle(end - start)
                 continue
-            for child_start, child_end, child_branch, child_weights in reversed(
-                    _expand(recorder, candidate)):
+            for child_start, child_end, child_branch, child_weights, child_bounds in reversed(
+                    _expand(splitter, recorder, candidate)):
                 stack.append((child_start, child_end, depth + 1, candidate.node, child_branch,
-                              child_weights))
+                              child_weights, child_bounds))
     else:
         # Best first: always expand the frontier node whose split decreases impurity most;
         # among equal decreases, the node created first.
@@ -133,11 +167,11 @@ def grow(splitter, rules: StoppingRules, n_classes: int, progress=None) -> Tree:
                 settle(candidate.end - candidate.start)
                 continue
             splits_left -= 1
-            for child_start, child_end, child_branch, child_weights in _expand(recorder,
-                                                                                candidate):
+            for child_start, child_end, child_branch, child_weights, child_bounds in _expand(
+                    splitter, recorder, candidate):
                 child = _record_node(splitter, recorder, rules, child_start, child_end,
                                      candidate.depth + 1, total_weight, candidate.node,
-                                     child_branch, child_weights)
+                                     child_branch, child_weights, child_bounds)
                 heapq.heappush(frontier, (-child.improvement, child.node, child))
     if progress is not None:
         progress(1.0)

@@ -14,10 +14,11 @@ import numpy as np
 from .._kernels.impurity import ENTROPY, GINI, impurity_of, node_class_weights
 from .._kernels.partition import partition_orders, route_categorical, route_numeric
 from .._kernels.split_categorical import best_subset_split, category_class_weights
-from .._kernels.split_numeric import best_numeric_splits
+from .._kernels.split_numeric import FEATURE_THRESHOLD, best_numeric_splits
+from .._kernels.split_random import random_numeric_splits
 from ..tree import CATEGORICAL, NUMERIC
 
-CRITERION_CODES = {"gini": GINI, "entropy": ENTROPY}
+CRITERION_CODES = {"gini": GINI, "entropy": ENTROPY, "log_loss": ENTROPY}
 
 #: Most category-map entries (one per category of the feature, per categorical split) a
 #: CART tree may hold: 2**25 int32 entries, 128 MiB. A categorical split whose map would
@@ -44,10 +45,17 @@ class SplitterBase:
 
     Subclasses provide ``rows(start, end)`` (the rows of a node segment), ``find`` and
     ``apply``.
+
+    With ``max_features`` (an int below the feature count) each node searches that many
+    features that are not constant in it, drawn at random with ``rng`` (a numpy
+    RandomState) as scikit-learn draws them: features in a random order, constant ones
+    passed over. ``monotonic_cst`` (int8 per feature) constrains the share of class 1;
+    the grower sets ``bounds`` (lower, upper) of that share before each ``find``.
     """
 
     def __init__(self, y, sample_weight, *, categorical_mask, n_categories, n_classes,
-                 criterion, min_samples_leaf, min_weight_leaf):
+                 criterion, min_samples_leaf, min_weight_leaf, max_features=None, rng=None,
+                 monotonic_cst=None):
         self.y = np.ascontiguousarray(y, dtype=np.int32)
         self.sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
         self.n_classes = int(n_classes)
@@ -57,6 +65,22 @@ class SplitterBase:
         self.categorical_mask = np.asarray(categorical_mask, dtype=bool)
         self.n_categories = np.asarray(n_categories, dtype=np.int64)
         self.category_map_entries = 0  # held by the categorical splits applied so far
+        n_features = self.categorical_mask.shape[0]
+        self.max_features = max_features
+        self.rng = rng
+        self.monotonic_cst = monotonic_cst
+        self.monotonic = (np.zeros(n_features, dtype=np.int8) if monotonic_cst is None
+                          else np.ascontiguousarray(monotonic_cst, dtype=np.int8))
+        self.bounds = (0.0, 1.0)
+
+    def sample_features(self, nonconstant: np.ndarray) -> np.ndarray:
+        """The features a node searches (sorted): all of them, or ``max_features`` of the
+        non-constant ones (``nonconstant``: bool per feature) in a random order."""
+        n_features = nonconstant.shape[0]
+        if self.max_features is None or self.max_features >= n_features:
+            return np.arange(n_features)
+        drawn = self.rng.permutation(n_features)
+        return np.sort(drawn[nonconstant[drawn]][: self.max_features])
 
     def may_split_categorical(self, feature: int) -> bool:
         """False once a split on this feature would take the tree's category maps beyond
@@ -108,8 +132,9 @@ class CartSplitter(SplitterBase):
     categorical_mask, n_categories : per-feature arrays from the schema.
     """
 
-    def __init__(self, X, y, sample_weight, **options):
+    def __init__(self, X, y, sample_weight, *, random_thresholds=False, **options):
         super().__init__(y, sample_weight, **options)
+        self.random_thresholds = bool(random_thresholds)
         self.X = np.ascontiguousarray(X, dtype=np.float64)
         n_rows, _n_features = self.X.shape
         index_type = np.int32 if n_rows < 2**31 - 1 else np.int64
@@ -134,21 +159,46 @@ class CartSplitter(SplitterBase):
     def find(self, start: int, end: int) -> Split | None:
         """Best split of the segment, the lowest feature index winning exact ties."""
         candidates: dict[int, Split] = {}
-        if len(self.numeric_features):
-            best_numeric_splits(
-                self.X, self.y, self.sample_weight, self.order, start, end,
-                self.numeric_features, self.n_classes, self.criterion, self.min_samples_leaf,
-                self.min_weight_leaf, self._proxy, self._threshold, self._missing_left)
-            for i, f in enumerate(self.numeric_features):
+        numeric, categorical = self.numeric_features, self.categorical_features
+        if self.max_features is not None:
+            searched = self.sample_features(self._nonconstant(start, end))
+            numeric = searched[~self.categorical_mask[searched]].astype(np.int64)
+            categorical = searched[self.categorical_mask[searched]]
+        if len(numeric):
+            lower, upper = self.bounds
+            if self.random_thresholds:
+                random_numeric_splits(
+                    self.X, self.y, self.sample_weight, self.order, start, end, numeric,
+                    self.rng.uniform(size=len(numeric)), self.n_classes, self.criterion,
+                    self.min_samples_leaf, self.min_weight_leaf, self.monotonic, lower, upper,
+                    self._proxy, self._threshold, self._missing_left)
+            else:
+                best_numeric_splits(
+                    self.X, self.y, self.sample_weight, self.order, start, end, numeric,
+                    self.n_classes, self.criterion, self.min_samples_leaf,
+                    self.min_weight_leaf, self.monotonic, lower, upper, self._proxy,
+                    self._threshold, self._missing_left)
+            for i, f in enumerate(numeric):
                 if self._proxy[i] > -np.inf:
                     candidates[int(f)] = Split(int(f), NUMERIC, float(self._threshold[i]), None,
                                                0 if self._missing_left[i] else 1,
                                                float(self._proxy[i]))
-        for f in self.categorical_features:
+        for f in categorical:
             split = self._categorical(int(f), start, end)
             if split is not None:
                 candidates[int(f)] = split
         return self.best_candidate(candidates)
+
+    def _nonconstant(self, start: int, end: int) -> np.ndarray:
+        """Per feature, whether the segment holds two known values further apart than
+        FEATURE_THRESHOLD (or known and missing ones): the smallest and largest come
+        first and last in the feature's order, missing values after them."""
+        features = np.arange(self.X.shape[1])
+        first = self.X[self.order[:, start], features]
+        last = self.X[self.order[:, end - 1], features]
+        with np.errstate(invalid="ignore"):
+            spread = last > first + FEATURE_THRESHOLD
+        return spread | (np.isnan(last) & ~np.isnan(first))
 
     def _categorical(self, feature: int, start: int, end: int) -> Split | None:
         if not self.may_split_categorical(feature):

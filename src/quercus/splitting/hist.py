@@ -92,16 +92,23 @@ class HistSplitter(SplitterBase):
         total = hist[0].sum(axis=0)
         n_total = end - start
         candidates = {}
-        m = self.numeric.shape[0]
+        numeric, categorical = self.numeric, np.flatnonzero(self.categorical_mask)
+        if self.max_features is not None:
+            searched = self.sample_features(np.count_nonzero(counts, axis=1) >= 2)
+            numeric = searched[~self.categorical_mask[searched]].astype(np.int64)
+            categorical = searched[self.categorical_mask[searched]]
+        m = numeric.shape[0]
         if m:
             proxy = np.empty(m)
             last_bin = np.empty(m, dtype=np.int64)
             missing_left = np.empty(m, dtype=np.bool_)
             next_bin = np.empty(m, dtype=np.int64)
-            scan_histograms(hist, counts, self.numeric, self.n_bins, self.missing_bin,
+            lower, upper = self.bounds
+            scan_histograms(hist, counts, numeric, self.n_bins, self.missing_bin,
                             self.criterion, self.min_samples_leaf, self.min_weight_leaf, total,
-                            n_total, proxy, last_bin, missing_left, next_bin)
-            for j, f in enumerate(self.numeric):
+                            n_total, self.monotonic, lower, upper, proxy, last_bin,
+                            missing_left, next_bin)
+            for j, f in enumerate(numeric):
                 if proxy[j] > -np.inf:
                     b = int(last_bin[j])
                     left_bins = np.zeros(self.missing_bin + 1, dtype=np.bool_)
@@ -113,7 +120,7 @@ class HistSplitter(SplitterBase):
                     candidates[int(f)] = Split(int(f), NUMERIC, threshold, None,
                                                0 if missing_left[j] else 1, float(proxy[j]),
                                                left_bins)
-        for f in np.flatnonzero(self.categorical_mask):
+        for f in categorical:
             split = self._categorical(int(f), hist, counts)
             if split is not None:
                 candidates[int(f)] = split
