@@ -17,8 +17,9 @@ from .growing.builders import StoppingRules, grow
 from .growing.c45 import grow_c45, store_to_nodes, store_to_tree, to_flat_tree
 from .growing.id3 import check_id3_data, grow_id3
 from .growing.interval import IntervalGrower, interval_to_flat_tree
-from .pruning.cost_complexity import prune
+from .growing.optimal_fit import fit_optimal_tree
 from .pruning import pessimistic
+from .pruning.cost_complexity import prune
 from .pruning.reduced_error import ReducedErrorPruner, holdout_split
 from .splitting.c45 import AttributeInfo
 from .splitting.cart import CartSplitter
@@ -26,10 +27,11 @@ from .splitting.hist import HistSplitter
 from .tree import Tree
 
 # criterion and min_samples_leaf when the estimator leaves them as None
-DEFAULT_CRITERION = {"cart": "gini", "id3": "entropy", "c45": "gain_ratio", "interval": "gini"}
+DEFAULT_CRITERION = {"cart": "gini", "id3": "entropy", "c45": "gain_ratio", "interval": "gini",
+                     "optimal": "gini"}
 CRITERIA = {"cart": ["gini", "entropy"], "id3": ["entropy", "gain_ratio"], "c45": ["gain_ratio"],
-            "interval": ["gini", "entropy"]}
-DEFAULT_MIN_SAMPLES_LEAF = {"cart": 1, "id3": 1, "c45": 2, "interval": 1}
+            "interval": ["gini", "entropy"], "optimal": ["gini"]}
+DEFAULT_MIN_SAMPLES_LEAF = {"cart": 1, "id3": 1, "c45": 2, "interval": 1, "optimal": 1}
 LOOKAHEAD_DEFAULT_MAX_DEPTH = 10  # the seed's MAXRECURSIONS
 AUTO_HIST_CELLS = 2_000_000  # splitter="auto" bins features from this many rows x features
 
@@ -52,6 +54,8 @@ class Settings:
     progress: object = None  # called with the share of the work done (rows settled in leaves)
     splitter: str = "exact"  # CART: "exact" or "hist"
     max_bins: int = 255
+    optimal: object = None  # optimal trees: growing.optimal.OptimalOptions
+    result: object = None  # optimal trees: set by the learner (growing.optimal_fit.OptimalResult)
 
 
 def _cart_options(schema, n_classes: int, settings: Settings) -> dict:
@@ -175,4 +179,25 @@ def fit_interval(X, y, sample_weight, schema, n_classes: int, settings: Settings
     return interval_to_flat_tree(grower.grow(), n_classes)
 
 
-LEARNERS = {"cart": fit_cart, "id3": fit_id3, "c45": fit_c45, "interval": fit_interval}
+def fit_optimal(X, y, sample_weight, schema, n_classes: int, settings: Settings) -> Tree:
+    """The tree of least training error (plus split penalty) at depth <= max_depth, by
+    branch and bound from a greedy incumbent (docs/optimal.md)."""
+    options = settings.optimal
+    known = y >= 0
+    cart_settings = Settings(criterion="gini", rules=StoppingRules(
+        max_depth=options.max_depth, min_samples_split=2 * options.min_samples_leaf,
+        min_samples_leaf=options.min_samples_leaf, min_weight_leaf=0.0,
+        min_impurity_decrease=0.0,
+        max_leaf_nodes=None if options.max_splits is None else options.max_splits + 1))
+    cart = None
+    if known.any():
+        cart = fit_cart(X[known], y[known], sample_weight[known], schema, n_classes,
+                        cart_settings)
+    tree, settings.result = fit_optimal_tree(X, y, sample_weight, schema.categorical_mask,
+                                             schema.n_categories, n_classes, options,
+                                             cart=cart)
+    return tree
+
+
+LEARNERS = {"cart": fit_cart, "id3": fit_id3, "c45": fit_c45, "interval": fit_interval,
+            "optimal": fit_optimal}
