@@ -8,6 +8,7 @@ rules; the others drop them.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -182,6 +183,7 @@ def fit_interval(X, y, sample_weight, schema, n_classes: int, settings: Settings
 def fit_optimal(X, y, sample_weight, schema, n_classes: int, settings: Settings) -> Tree:
     """The tree of least training error (plus split penalty) at depth <= max_depth, by
     branch and bound from a greedy incumbent (docs/optimal.md)."""
+    started = time.perf_counter()  # the time limit counts the greedy CART tree too
     options = settings.optimal
     known = y >= 0
     cart_settings = Settings(criterion="gini", rules=StoppingRules(
@@ -195,7 +197,7 @@ def fit_optimal(X, y, sample_weight, schema, n_classes: int, settings: Settings)
                         cart_settings)
     tree, settings.result = fit_optimal_tree(X, y, sample_weight, schema.categorical_mask,
                                              schema.n_categories, n_classes, options,
-                                             cart=cart)
+                                             cart=cart, started=started)
     return tree
 
 

@@ -249,14 +249,16 @@ def _side_tables(table, local, rows_left, n_rows, n_classes, y, w, rows, left, r
 
 @njit(cache=True)
 def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, learn,
-                 max_subset, min_leaf, out_error, out_tests):
+                 max_subset, min_leaf, first, last, out_error, out_tests):
     """Exact optimum of the node ``rows`` at depth <= ``depth`` (1 or 2), for every split
-    budget 0..3.
+    budget 0..3, over the root tests ``first`` to ``last - 1`` (in scan order).
 
     ``out_error[b]``: least misclassified weight of a tree with at most b splits;
     ``out_tests[b, j]``: its tests at the root (j=0), left child (1) and right child (2),
-    feature -1 where the node is a leaf. Ties keep the first tree found (tests in scan
-    order, left child before right).
+    feature -1 where the node is a leaf. With ``first == 0`` the outputs are reset to the
+    leaf and the best single split; later calls (the next root tests) only improve them,
+    so a caller may cut the work in pieces. Ties keep the first tree found (tests in scan
+    order, left child before right). Returns the number of root tests.
     """
     K = n_classes
     table, offsets, glob, local = node_table(codes, y, w, rows, n_codes, K)
@@ -264,25 +266,26 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
     total = np.zeros(K + 1, dtype=table.dtype)
     for s in range(offsets[0], offsets[1]):
         total += table[s]
-    out_tests[:, :, :] = 0
-    out_tests[:, :, 0] = NO_FEATURE
-    leaf = leaf_error(total, K)
-    for b in range(4):
-        out_error[b] = leaf
-    if n == 0:
-        return
     empty = np.zeros((0, TEST_WIDTH), dtype=np.int64)
     empty_err = np.zeros(0, dtype=table.dtype)
     one = np.zeros((1, TEST_WIDTH), dtype=np.int64)
     one[0, 0] = NO_FEATURE
-    best1, _n = scan_tests(table, offsets, glob, categorical, K, learn, max_subset, min_leaf,
-                       leaf, one, empty, empty_err)
-    if one[0, 0] != NO_FEATURE:
-        for b in range(1, 4):
-            out_error[b] = best1
-            out_tests[b, 0] = one[0]
-    if depth < 2:
-        return
+    leaf = leaf_error(total, K)
+    if first == 0:
+        out_tests[:, :, :] = 0
+        out_tests[:, :, 0] = NO_FEATURE
+        for b in range(4):
+            out_error[b] = leaf
+        if n == 0:
+            return 0
+        best1, _n = scan_tests(table, offsets, glob, categorical, K, learn, max_subset,
+                               min_leaf, leaf, one, empty, empty_err)
+        if one[0, 0] != NO_FEATURE:
+            for b in range(1, 4):
+                out_error[b] = best1
+                out_tests[b, 0] = one[0]
+    if depth < 2 or n == 0:
+        return 0
     n_tests = count_tests(table, offsets, glob, categorical, K, learn, max_subset, min_leaf)
     tests = np.zeros((n_tests, TEST_WIDTH), dtype=np.int64)
     errors = np.zeros(n_tests, dtype=table.dtype)
@@ -294,7 +297,7 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
     test_l = np.zeros((1, TEST_WIDTH), dtype=np.int64)
     test_r = np.zeros((1, TEST_WIDTH), dtype=np.int64)
     lvec = np.zeros(K + 1, dtype=table.dtype)
-    for t in range(n_tests):
+    for t in range(first, min(last, n_tests)):
         test = tests[t]
         g = test[0]
         for i in range(n):
@@ -332,6 +335,7 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
         if out_error[b - 1] <= out_error[b]:
             out_error[b] = out_error[b - 1]
             out_tests[b] = out_tests[b - 1]
+    return n_tests
 
 
 @njit(cache=True)

@@ -25,6 +25,9 @@ from .._kernels.optimal import (
 from ..splitting.optimal_codes import FeatureCodes
 
 
+CHUNK_SECONDS = 0.02  # aim of one depth-2 kernel call under a time limit
+
+
 class TimeUp(Exception):
     """The time limit passed: the search unwinds to the root and keeps its incumbent."""
 
@@ -89,6 +92,9 @@ class Search:
         self.cache: dict = {}
         self._error = np.zeros(4, dtype=self.w.dtype)
         self._tests = np.zeros((4, 3, TEST_WIDTH), dtype=np.int64)
+        self.chunk = 1 << 20  # root tests per kernel call (shrinks when one call is slow)
+        if np.isfinite(self.deadline):
+            self.chunk = 64
 
     # -- pieces ------------------------------------------------------------------------------
     def leaf_cost(self, rows: np.ndarray):
@@ -103,9 +109,22 @@ class Search:
     def small(self, rows: np.ndarray, depth: int, budget: int):
         """Exact optimum at depth <= 2 (or budget <= 2) by the kernel, penalised."""
         self.stats.depth2_calls += 1
-        solve_depth2(self.codes, self.y, self.w, rows, self.fc.n_codes, self.fc.categorical,
-                     self.n_classes, min(depth, 2), self.learn, self.max_subset,
-                     self.options.min_samples_leaf, self._error, self._tests)
+        depth = min(depth, 2)
+        first, chunk = 0, self.chunk
+        while True:  # root tests in pieces, so that the time limit is checked in between
+            began = time.perf_counter()
+            n_tests = solve_depth2(self.codes, self.y, self.w, rows, self.fc.n_codes,
+                                   self.fc.categorical, self.n_classes, depth, self.learn,
+                                   self.max_subset, self.options.min_samples_leaf, first,
+                                   first + chunk, self._error, self._tests)
+            first += chunk
+            if first >= n_tests:
+                break
+            self.check_time()
+            spent = time.perf_counter() - began
+            chunk = max(1, min(4 * chunk, int(chunk * CHUNK_SECONDS / max(spent, 1e-6))))
+        if np.isfinite(self.deadline):
+            self.chunk = chunk
         best_cost, best_tree = None, None
         for b in range(min(budget, 3) + 1):
             tree = self._small_tree(self._tests[b])
@@ -170,6 +189,7 @@ class Search:
         order = np.argsort(errors, kind="stable")
         pairs = self.budget_options(depth, budget)
         for t in order:
+            self.check_time()
             if root is not None and root.should_stop():
                 break
             if best_cost <= self.alpha:  # no split can beat a perfect tree

@@ -11,7 +11,7 @@ import numpy as np
 from .._kernels.optimal import KNOWN, MAX_SUBSET, ORDERED, SUBSET, TEST_WIDTH, split_rows
 from ..splitting.optimal_codes import FeatureCodes, encode_rows, to_flat_split
 from ..tree import CATEGORICAL, LEAF, Tree, TreeRecorder
-from .optimal import OptimalOptions, Search, SearchNode, run_search
+from .optimal import OptimalOptions, Search, SearchNode, TimeUp, run_search
 
 # the search stops this long before the time limit to unwind and build the tree
 TIME_MARGIN = 0.03
@@ -85,6 +85,7 @@ class _Evaluator:
 def _greedy(search: Search, rows: np.ndarray, depth: int, budget: int) -> SearchNode:
     """Greedy incumbent within the split family: at each node the root test of the best
     depth-2 subtree, then the same below."""
+    search.check_time()
     if depth <= 2 or budget <= 2:
         return search.small(rows, depth, budget)[1]
     _, tree = search.small(rows, 2, min(budget, 3))
@@ -158,13 +159,15 @@ def _to_flat(tree: SearchNode, search: Search, rows: np.ndarray, missing: str) -
 
 
 def fit_optimal_tree(X, y, sample_weight, categorical_mask, n_categories, n_classes: int,
-                     options: OptimalOptions, cart: Tree | None = None):
+                     options: OptimalOptions, cart: Tree | None = None,
+                     started: float | None = None):
     """The optimal tree of the rows with a known class and positive weight.
 
     ``cart``: a greedy CART tree of the same depth, used as incumbent when its splits are
-    in the family. Returns ``(Tree, OptimalResult)``.
+    in the family; ``started``: the ``time.perf_counter()`` the time limit counts from.
+    Returns ``(Tree, OptimalResult)``.
     """
-    start = time.perf_counter()
+    start = time.perf_counter() if started is None else started
     if options.categorical == "subset" and options.max_subset_categories > MAX_SUBSET:
         raise ValueError(f"max_subset_categories must be at most {MAX_SUBSET}")
     keep = (y >= 0) & (sample_weight > 0)
@@ -180,15 +183,19 @@ def fit_optimal_tree(X, y, sample_weight, categorical_mask, n_categories, n_clas
     full = (1 << options.max_depth) - 1
     budget = full if options.max_splits is None else min(options.max_splits, full)
     evaluator = _Evaluator(search)
-    incumbent = _greedy(search, rows, options.max_depth, budget)
-    best = evaluator.cost(incumbent, rows, options.max_depth)
+    incumbent, best = SearchNode(), search.leaf_cost(rows)
     if cart is not None and _cart_in_family(cart, fc, options):
         cart_tree = evaluator.prune(_cart_tree(cart, fc), rows)
         cart_cost = evaluator.cost(cart_tree, rows, options.max_depth)
-        if cart_cost is not None and (best is None or cart_cost < best):
+        if cart_cost is not None and cart_cost < best:
             incumbent, best = cart_tree, cart_cost
-    if best is None:  # cannot happen: the greedy tree respects every limit
-        incumbent, best = SearchNode(), search.leaf_cost(rows)
+    try:
+        greedy_tree = _greedy(search, rows, options.max_depth, budget)
+        greedy_cost = evaluator.cost(greedy_tree, rows, options.max_depth)
+        if greedy_cost is not None and greedy_cost < best:
+            incumbent, best = greedy_tree, greedy_cost
+    except TimeUp:  # out of time already: CART's tree (or a leaf) is the incumbent
+        pass
     greedy = best
     result = run_search(search, rows, best, incumbent, budget)
     tree = evaluator.prune(result.tree, rows)
