@@ -189,7 +189,7 @@ def test_an_optimal_tree_is_an_ordinary_tree(tmp_path):
     assert len(model.explain(frame.iloc[:2])) == 2
     source = model.to_source("python")
     namespace: dict = {}
-    exec(source, namespace)
+    exec(source, namespace)  # noqa: S102 -- the generated code under test
     generated = [namespace["predict"](list(row)) for row in frame.itertuples(index=False)]
     assert generated == list(model.predict(frame))
 
