@@ -216,3 +216,39 @@ def test_bad_options_are_refused_in_one_line(param, value):
     model = DecisionTreeClassifier(algorithm="optimal", max_depth=2, **{param: value})
     with pytest.raises(ValueError, match=param):
         model.fit(data.X, data.y)
+
+
+def _quercus(*args, cwd):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "quercus", *map(str, args)], cwd=cwd,
+                          capture_output=True, text=True, timeout=300, check=False)
+
+
+def test_cli_train_prints_objective_bound_and_status(tmp_path):
+    from quercus import load_model
+
+    arff = ARFF / "vote.arff"
+    done = _quercus("train", arff, "--target", "Class", "--out", "m.json", "--algorithm",
+                    "optimal", "--max-depth", "2", "--categorical-splits", "one_vs_rest",
+                    "--missing-side", "false", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Objective: 18, lower bound: 18 (optimal)" in done.stdout  # the anchors' optimum
+    model = load_model(tmp_path / "m.json")
+    assert model.algorithm == "optimal" and model.missing == "false"
+    limited = _quercus("train", arff, "--target", "Class", "--out", "t.json", "--algorithm",
+                       "optimal", "--max-depth", "4", "--time-limit", "0.01", cwd=tmp_path)
+    assert limited.returncode == 0, limited.stderr
+    assert "(time limit)" in limited.stdout or "(optimal)" in limited.stdout
+    evaluated = _quercus("eval", arff, "--target", "Class", "--algorithm", "optimal",
+                         "--max-depth", "1", cwd=tmp_path)
+    assert evaluated.returncode == 0 and "Accuracy" in evaluated.stdout
+
+
+def test_cli_refuses_a_bad_optimal_option_in_one_line(tmp_path):
+    done = _quercus("train", ARFF / "vote.arff", "--target", "Class", "--out", "m.json",
+                    "--algorithm", "optimal", "--max-subset-categories", "40", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "max_subset_categories" in done.stderr
+    assert not (tmp_path / "m.json").exists()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from ._kernels.c45 import xlogx_table
@@ -193,8 +194,15 @@ def fit_optimal(X, y, sample_weight, schema, n_classes: int, settings: Settings)
         max_leaf_nodes=None if options.max_splits is None else options.max_splits + 1))
     cart = None
     if known.any():
-        cart = fit_cart(X[known], y[known], sample_weight[known], schema, n_classes,
-                        cart_settings)
+        # one thread: the greedy tree is little work, and parallel kernels on a busy
+        # machine can wait for idle threads longer than the whole time limit
+        threads = numba.get_num_threads()
+        numba.set_num_threads(1)
+        try:
+            cart = fit_cart(X[known], y[known], sample_weight[known], schema, n_classes,
+                            cart_settings)
+        finally:
+            numba.set_num_threads(threads)
     tree, settings.result = fit_optimal_tree(X, y, sample_weight, schema.categorical_mask,
                                              schema.n_categories, n_classes, options,
                                              cart=cart, started=started)

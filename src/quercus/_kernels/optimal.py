@@ -124,6 +124,24 @@ def _write_test(out, g, kind, param, missing_left, glob, present, mask, n_presen
 
 
 @njit(cache=True)
+def _add_slot(dst, tab, slot):
+    for k in range(dst.shape[0]):
+        dst[k] += tab[slot, k]
+
+
+@njit(cache=True)
+def _difference(dst, a, b):
+    for k in range(dst.shape[0]):
+        dst[k] = a[k] - b[k]
+
+
+@njit(cache=True)
+def _add_vec(dst, a, sign):
+    for k in range(dst.shape[0]):
+        dst[k] += sign * a[k]
+
+
+@njit(cache=True)
 def scan_tests(tab, offsets, glob, categorical, n_classes, learn, max_subset, min_leaf,
                best, best_test, emit, emit_error):
     """Every candidate test of a node, from its class table.
@@ -139,7 +157,7 @@ def scan_tests(tab, offsets, glob, categorical, n_classes, learn, max_subset, mi
     n_features = offsets.shape[0] - 1
     total = np.zeros(K + 1, dtype=tab.dtype)
     for s in range(offsets[0], offsets[1]):
-        total += tab[s]
+        _add_slot(total, tab, s)
     left = np.zeros(K + 1, dtype=tab.dtype)
     right = np.zeros(K + 1, dtype=tab.dtype)
     known = np.zeros(K + 1, dtype=tab.dtype)
@@ -157,12 +175,12 @@ def scan_tests(tab, offsets, glob, categorical, n_classes, learn, max_subset, mi
                 n_present += 1
         if n_present == 0:
             continue
-        known[:] = total - miss
+        _difference(known, total, miss)
         both = learn and has_missing
         subsets = categorical[g] and n_present <= max_subset
+        step = 2 if learn else 1
         if subsets:
             n_masks = (1 << n_present) - 1
-            step = 2 if learn else 1
             n_candidates = (n_masks - 1) // step if learn else n_masks - 1
         else:
             n_candidates = n_present - 1 if not categorical[g] else n_present
@@ -174,19 +192,20 @@ def scan_tests(tab, offsets, glob, categorical, n_classes, learn, max_subset, mi
                 left[:] = 0
                 for i in range(n_present):
                     if (mask >> i) & 1:
-                        left += tab[present[i]]
+                        _add_slot(left, tab, present[i])
             elif categorical[g]:
-                left[:] = tab[present[j]]
+                left[:] = 0
+                _add_slot(left, tab, present[j])
                 single = j
             else:
                 if j == 0:
                     left[:] = 0
-                left += tab[present[j]]
+                _add_slot(left, tab, present[j])
             for variant in range(2 if both else 1):
                 missing_left = variant == 1
                 if missing_left:
-                    left += miss
-                right[:] = total - left
+                    _add_vec(left, miss, 1)
+                _difference(right, total, left)
                 if left[K] >= min_leaf and right[K] >= min_leaf:
                     e = leaf_error(left, K) + leaf_error(right, K)
                     if capacity > 0:
@@ -204,7 +223,7 @@ def scan_tests(tab, offsets, glob, categorical, n_classes, learn, max_subset, mi
                         _write_test(best_test[0], g, kind, param, missing_left, glob,
                                     present, mask, n_present, single)
                 if missing_left:
-                    left -= miss
+                    _add_vec(left, miss, -1)
         # known values left, missing right
         if both and known[K] >= min_leaf and miss[K] >= min_leaf:
             e = leaf_error(known, K) + leaf_error(miss, K)
@@ -233,6 +252,34 @@ def count_tests(tab, offsets, glob, categorical, n_classes, learn, max_subset, m
 
 
 @njit(cache=True)
+def _add_row(dst, local, i, y, w, rows, n_classes):
+    """Add row ``rows[i]`` to a class table (every feature's slot)."""
+    r = rows[i]
+    for g in range(local.shape[1]):
+        s = local[i, g]
+        dst[s, y[r]] += w[r]
+        dst[s, n_classes] += 1
+
+
+@njit(cache=True)
+def _rows_by_slot(local, g, offsets, n, out, start):
+    """Positions 0..n-1 of the node's rows ordered by their slot of feature g (counting
+    sort): the rows of slot s are ``out[start[s]:start[s + 1]]``, missing ones last."""
+    first_slot, end_slot = offsets[g], offsets[g + 1]
+    for s in range(first_slot, end_slot + 1):
+        start[s] = 0
+    for i in range(n):
+        start[local[i, g] + 1] += 1
+    for s in range(first_slot + 1, end_slot + 1):
+        start[s] += start[s - 1]
+    fill = start[first_slot:end_slot + 1].copy()
+    for i in range(n):
+        s = local[i, g] - first_slot
+        out[fill[s]] = i
+        fill[s] += 1
+
+
+@njit(cache=True)
 def _side_tables(table, local, rows_left, n_rows, n_classes, y, w, rows, left, right):
     """Left and right class tables of a node split (rows_left flags rows of ``rows``)."""
     left[:, :] = 0
@@ -244,7 +291,9 @@ def _side_tables(table, local, rows_left, n_rows, n_classes, y, w, rows, left, r
                 s = local[i, g]
                 left[s, y[r]] += w[r]
                 left[s, n_classes] += 1
-    right[:, :] = table - left
+    for s in range(table.shape[0]):
+        for k in range(table.shape[1]):
+            right[s, k] = table[s, k] - left[s, k]
 
 
 @njit(cache=True)
@@ -265,7 +314,7 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
     n = rows.shape[0]
     total = np.zeros(K + 1, dtype=table.dtype)
     for s in range(offsets[0], offsets[1]):
-        total += table[s]
+        _add_slot(total, table, s)
     empty = np.zeros((0, TEST_WIDTH), dtype=np.int64)
     empty_err = np.zeros(0, dtype=table.dtype)
     one = np.zeros((1, TEST_WIDTH), dtype=np.int64)
@@ -297,17 +346,68 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
     test_l = np.zeros((1, TEST_WIDTH), dtype=np.int64)
     test_r = np.zeros((1, TEST_WIDTH), dtype=np.int64)
     lvec = np.zeros(K + 1, dtype=table.dtype)
+    rvec = np.zeros(K + 1, dtype=table.dtype)
+    # ORDERED tests of one feature come in increasing cuts: their left tables grow by the
+    # rows of the next codes (a sweep), instead of being rebuilt row by row
+    sweep = np.zeros_like(table)
+    sweep_missing = np.zeros_like(table)
+    by_slot = np.empty(n, dtype=np.int64)
+    slot_start = np.zeros(table.shape[0] + 1, dtype=np.int64)
+    sweep_g = -1
+    sweep_pos = 0
+    sweep_end = 0
+    # Neighbourhood pruning (ConTree): moving rows of weight W from the right child to the
+    # left one lowers the best subtrees' total by at most W, so after a cut that costs
+    # ``slack`` more than the best so far, the next cuts within weight ``slack`` cannot
+    # do better. It needs min_leaf == 1 and the same tests valid on more rows.
+    can_skip = min_leaf == 1
+    for g in range(n_codes.shape[0]):
+        if categorical[g] and max_subset > 0 and n_codes[g] > max_subset:
+            can_skip = False
+    zero = total[0] - total[0]
+    sweep_weight = zero
+    eval_weight = zero
+    slack = zero - 1
     for t in range(first, min(last, n_tests)):
         test = tests[t]
         g = test[0]
-        for i in range(n):
-            flags[i] = goes_left(test, codes[rows[i], g])
-        _side_tables(table, local, flags, n, K, y, w, rows, left, right)
+        if test[1] == ORDERED:
+            if g != sweep_g or (sweep_pos > 0 and glob[local[by_slot[sweep_pos - 1], g]]
+                                > test[2]):
+                sweep_g = g
+                _rows_by_slot(local, g, offsets, n, by_slot, slot_start)
+                sweep[:, :] = 0
+                sweep_missing[:, :] = 0
+                sweep_pos = slot_start[offsets[g]]
+                sweep_end = slot_start[offsets[g + 1] - 1]  # the missing rows follow
+                for q in range(sweep_end, slot_start[offsets[g + 1]]):
+                    _add_row(sweep_missing, local, by_slot[q], y, w, rows, K)
+                sweep_weight = zero
+                slack = zero - 1
+            while sweep_pos < sweep_end and glob[local[by_slot[sweep_pos], g]] <= test[2]:
+                _add_row(sweep, local, by_slot[sweep_pos], y, w, rows, K)
+                sweep_weight += w[rows[by_slot[sweep_pos]]]
+                sweep_pos += 1
+            skipping = can_skip and sweep_end == n  # no missing value of g at the node
+            if skipping and slack >= 0 and sweep_weight - eval_weight <= slack:
+                continue
+            for s in range(table.shape[0]):
+                for k in range(K + 1):
+                    v = sweep[s, k]
+                    if test[3] == 1:
+                        v += sweep_missing[s, k]
+                    left[s, k] = v
+                    right[s, k] = table[s, k] - v
+        else:
+            for i in range(n):
+                flags[i] = goes_left(test, codes[rows[i], g])
+            _side_tables(table, local, flags, n, K, y, w, rows, left, right)
         lvec[:] = 0
         for s in range(offsets[0], offsets[1]):
-            lvec += left[s]
+            _add_slot(lvec, left, s)
         leaf_l = leaf_error(lvec, K)
-        leaf_r = leaf_error(total - lvec, K)
+        _difference(rvec, total, lvec)
+        leaf_r = leaf_error(rvec, K)
         test_l[0, 0] = NO_FEATURE
         test_r[0, 0] = NO_FEATURE
         d1_l, _n = scan_tests(left, offsets, glob, categorical, K, learn, max_subset, min_leaf,
@@ -331,6 +431,11 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
             out_tests[3, 0] = test
             out_tests[3, 1] = test_l[0]
             out_tests[3, 2] = test_r[0]
+        if test[1] == ORDERED and skipping:
+            best2 = min(out_error[1], out_error[2])
+            best3 = min(best2, out_error[3])
+            slack = min(d1_l + d1_r - best3, min(leaf_l + d1_r, d1_l + leaf_r) - best2)
+            eval_weight = sweep_weight
     for b in range(1, 4):
         if out_error[b - 1] <= out_error[b]:
             out_error[b] = out_error[b - 1]

@@ -100,13 +100,14 @@ def _greedy(search: Search, rows: np.ndarray, depth: int, budget: int) -> Search
 
 def _cart_in_family(cart: Tree, fc: FeatureCodes, options: OptimalOptions) -> bool:
     """Whether every split of the CART tree is a test of the chosen family."""
-    if options.numeric != "exact" or options.missing != "learn":
+    if options.missing != "learn" and np.any(fc.codes < 0):
         return False
-    splits = np.flatnonzero(cart.kind != LEAF)
-    for node in splits:
+    for node in np.flatnonzero(cart.kind != LEAF):
         f = cart.feature[node]
-        if cart.kind[node] == CATEGORICAL and (options.categorical != "subset" or
-                                               fc.n_codes[f] > options.max_subset_categories):
+        if cart.kind[node] != CATEGORICAL:
+            if options.numeric != "exact":
+                return False
+        elif options.categorical != "subset" or fc.n_codes[f] > options.max_subset_categories:
             return False
     return True
 
