@@ -24,7 +24,7 @@ from .._kernels.optimal import (
 )
 from ..splitting.optimal_codes import FeatureCodes
 
-CHUNK_SECONDS = 0.02  # aim of one depth-2 kernel call under a time limit
+CHUNK_SECONDS = 0.04  # aim of one depth-2 kernel call under a time limit
 
 
 class TimeUp(Exception):
