@@ -252,3 +252,55 @@ def test_cli_refuses_a_bad_optimal_option_in_one_line(tmp_path):
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "max_subset_categories" in done.stderr
     assert not (tmp_path / "m.json").exists()
+
+
+def test_same_model_file_every_time_and_on_one_thread(tmp_path):
+    import numba
+
+    data = read_arff(ARFF / "breast-cancer.arff")
+    paths = []
+    for i, threads in enumerate((numba.get_num_threads(), 1)):
+        saved = numba.get_num_threads()
+        numba.set_num_threads(threads)
+        try:
+            model = DecisionTreeClassifier(algorithm="optimal", max_depth=3).fit(data.X, data.y)
+        finally:
+            numba.set_num_threads(saved)
+        paths.append(tmp_path / f"m{i}.json")
+        model.save(paths[-1])
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+
+
+def test_fractional_weights_scale_the_objective():
+    """Halving every weight halves the optimum (the float path against the integer one)."""
+    data = read_arff(ARFF / "vote.arff")
+    rng = np.random.default_rng(3)
+    w = rng.integers(1, 4, len(data.y)).astype(float)
+    whole = DecisionTreeClassifier(algorithm="optimal", max_depth=2)
+    whole.fit(data.X, data.y, sample_weight=w)
+    half = DecisionTreeClassifier(algorithm="optimal", max_depth=2)
+    half.fit(data.X, data.y, sample_weight=w / 2)
+    assert isinstance(whole.objective_, int) and isinstance(half.objective_, float)
+    assert half.objective_ == whole.objective_ / 2 and half.optimal_
+
+
+def test_unlabelled_and_zero_weight_rows_are_left_out():
+    X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]])
+    y = np.array(["a", "a", None, "b", "b", "a"], dtype=object)
+    w = np.array([1.0, 1.0, 1.0, 1.0, 1.0, 0.0])
+    model = DecisionTreeClassifier(algorithm="optimal", max_depth=1).fit(X, y, sample_weight=w)
+    assert model.objective_ == 0 and model.tree_.n_node_samples[0] == 4
+
+
+@pytest.mark.parametrize("case", ["one_class", "all_missing_column", "one_row"])
+def test_degenerate_data(case):
+    X = np.array([[0.0, np.nan], [1.0, np.nan], [2.0, np.nan], [3.0, np.nan]])
+    y = ["a", "b", "a", "b"]
+    if case == "one_class":
+        y = ["a"] * 4
+    elif case == "one_row":
+        X, y = X[:1], y[:1]
+    model = DecisionTreeClassifier(algorithm="optimal", max_depth=3).fit(X, y)
+    expected = {"one_class": 0, "all_missing_column": 0, "one_row": 0}[case]
+    assert model.optimal_ and model.objective_ == expected
+    assert np.count_nonzero(model.predict(X) != np.asarray(y)) == expected
