@@ -297,6 +297,44 @@ def _side_tables(table, local, rows_left, n_rows, n_classes, y, w, rows, left, r
 
 
 @njit(cache=True)
+def _evaluate_root(test, left, right, total, offsets, glob, categorical, K, learn,
+                   max_subset, min_leaf, out_error, out_tests, work):
+    """Best depth-2 trees under one root test, given its children's class tables: updates
+    the per-budget bests; returns (cost with <= 2 splits, cost with <= 3 splits)."""
+    lvec, rvec, test_l, test_r, empty, empty_err = work
+    lvec[:] = 0
+    for s in range(offsets[0], offsets[1]):
+        _add_slot(lvec, left, s)
+    leaf_l = leaf_error(lvec, K)
+    _difference(rvec, total, lvec)
+    leaf_r = leaf_error(rvec, K)
+    test_l[0, 0] = NO_FEATURE
+    test_r[0, 0] = NO_FEATURE
+    d1_l, _n = scan_tests(left, offsets, glob, categorical, K, learn, max_subset, min_leaf,
+                          leaf_l, test_l, empty, empty_err)
+    d1_r, _n = scan_tests(right, offsets, glob, categorical, K, learn, max_subset, min_leaf,
+                          leaf_r, test_r, empty, empty_err)
+    # budget 2: the root and one child split
+    if test_r[0, 0] != NO_FEATURE and leaf_l + d1_r < out_error[2]:
+        out_error[2] = leaf_l + d1_r
+        out_tests[2, 0] = test
+        out_tests[2, 1, 0] = NO_FEATURE
+        out_tests[2, 2] = test_r[0]
+    if test_l[0, 0] != NO_FEATURE and d1_l + leaf_r < out_error[2]:
+        out_error[2] = d1_l + leaf_r
+        out_tests[2, 0] = test
+        out_tests[2, 1] = test_l[0]
+        out_tests[2, 2, 0] = NO_FEATURE
+    if test_l[0, 0] != NO_FEATURE and test_r[0, 0] != NO_FEATURE \
+            and d1_l + d1_r < out_error[3]:
+        out_error[3] = d1_l + d1_r
+        out_tests[3, 0] = test
+        out_tests[3, 1] = test_l[0]
+        out_tests[3, 2] = test_r[0]
+    return min(leaf_l + d1_r, d1_l + leaf_r), d1_l + d1_r
+
+
+@njit(cache=True)
 def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, learn,
                  max_subset, min_leaf, first, last, out_error, out_tests):
     """Exact optimum of the node ``rows`` at depth <= ``depth`` (1 or 2), for every split
@@ -347,6 +385,7 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
     test_r = np.zeros((1, TEST_WIDTH), dtype=np.int64)
     lvec = np.zeros(K + 1, dtype=table.dtype)
     rvec = np.zeros(K + 1, dtype=table.dtype)
+    work = (lvec, rvec, test_l, test_r, empty, empty_err)
     # ORDERED tests of one feature come in increasing cuts: their left tables grow by the
     # rows of the next codes (a sweep), instead of being rebuilt row by row
     sweep = np.zeros_like(table)
@@ -402,39 +441,12 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
             for i in range(n):
                 flags[i] = goes_left(test, codes[rows[i], g])
             _side_tables(table, local, flags, n, K, y, w, rows, left, right)
-        lvec[:] = 0
-        for s in range(offsets[0], offsets[1]):
-            _add_slot(lvec, left, s)
-        leaf_l = leaf_error(lvec, K)
-        _difference(rvec, total, lvec)
-        leaf_r = leaf_error(rvec, K)
-        test_l[0, 0] = NO_FEATURE
-        test_r[0, 0] = NO_FEATURE
-        d1_l, _n = scan_tests(left, offsets, glob, categorical, K, learn, max_subset, min_leaf,
-                          leaf_l, test_l, empty, empty_err)
-        d1_r, _n = scan_tests(right, offsets, glob, categorical, K, learn, max_subset, min_leaf,
-                          leaf_r, test_r, empty, empty_err)
-        # budget 2: the root and one child split
-        if test_r[0, 0] != NO_FEATURE and leaf_l + d1_r < out_error[2]:
-            out_error[2] = leaf_l + d1_r
-            out_tests[2, 0] = test
-            out_tests[2, 1, 0] = NO_FEATURE
-            out_tests[2, 2] = test_r[0]
-        if test_l[0, 0] != NO_FEATURE and d1_l + leaf_r < out_error[2]:
-            out_error[2] = d1_l + leaf_r
-            out_tests[2, 0] = test
-            out_tests[2, 1] = test_l[0]
-            out_tests[2, 2, 0] = NO_FEATURE
-        if test_l[0, 0] != NO_FEATURE and test_r[0, 0] != NO_FEATURE \
-                and d1_l + d1_r < out_error[3]:
-            out_error[3] = d1_l + d1_r
-            out_tests[3, 0] = test
-            out_tests[3, 1] = test_l[0]
-            out_tests[3, 2] = test_r[0]
+        c2, c3 = _evaluate_root(test, left, right, total, offsets, glob, categorical, K,
+                                learn, max_subset, min_leaf, out_error, out_tests, work)
         if test[1] == ORDERED and skipping:
             best2 = min(out_error[1], out_error[2])
             best3 = min(best2, out_error[3])
-            slack = min(d1_l + d1_r - best3, min(leaf_l + d1_r, d1_l + leaf_r) - best2)
+            slack = min(c3 - best3, c2 - best2)
             eval_weight = sweep_weight
     for b in range(1, 4):
         if out_error[b - 1] <= out_error[b]:
