@@ -188,3 +188,18 @@ def test_equal_to_brute_force_when_cuts_are_pruned(seed):
     model = DecisionTreeClassifier(algorithm="optimal", max_depth=2).fit(X, y, sample_weight=w)
     assert model.objective_ == brute_force(X, y, w, ["num", "num"], 2, 2, family)
     assert (model.predict(X) != y) @ w == model.objective_
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_equal_to_brute_force_at_depth_3_on_distinct_values(seed):
+    """Depth 3 on distinct numeric values: the children of neighbouring cuts differ by one
+    row, where the similarity bound prunes most; a bound one error too strong fails here."""
+    rng = np.random.default_rng(500 + seed)
+    n = 18
+    X = rng.permutation(2 * n).reshape(n, 2).astype(float)
+    y = rng.integers(0, 2 + seed % 2, n)
+    family = {"numeric": "exact", "categorical": "subset", "missing": "learn",
+              "max_subset": 8, "thresholds": {}}
+    model = DecisionTreeClassifier(algorithm="optimal", max_depth=3).fit(X, y)
+    assert model.objective_ == brute_force(X, y, np.ones(n), ["num", "num"], 3, 3, family)
+    assert np.count_nonzero(model.predict(X) != y) == model.objective_

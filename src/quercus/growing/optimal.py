@@ -24,6 +24,7 @@ from .._kernels.optimal import (
 )
 from ..splitting.optimal_codes import FeatureCodes
 
+SIMILAR_KEPT = 2  # solved row sets kept per (depth, budget) for the similarity bound
 CHUNK_SECONDS = 0.04  # aim of one depth-2 kernel call under a time limit
 
 
@@ -68,6 +69,7 @@ class SearchStats:
     n_subproblems: int = 0
     cache_hits: int = 0
     depth2_calls: int = 0
+    similarity_prunes: int = 0
 
 
 @dataclass
@@ -91,6 +93,11 @@ class Search:
         self.cache: dict = {}
         self._error = np.zeros(4, dtype=self.w.dtype)
         self._tests = np.zeros((4, 3, TEST_WIDTH), dtype=np.int64)
+        # the similarity bound needs every test at a node to stay a test on more rows
+        self.similar = o.min_samples_leaf == 1 and not (
+            o.categorical == "subset"
+            and np.any(self.fc.categorical & (self.fc.n_codes > o.max_subset_categories)))
+        self.recent: dict = {}
         self.chunk = 1 << 20  # root tests per kernel call (shrinks when one call is slow)
         if np.isfinite(self.deadline):
             self.chunk = 64
@@ -172,9 +179,16 @@ class Search:
             if value >= bound:
                 return value, None
         self.check_time()
+        if self.similar and np.isfinite(bound):
+            lower = self.similarity_bound(rows, depth, budget)
+            if lower >= bound:
+                self.stats.similarity_prunes += 1
+                self.cache[key] = (lower, None)
+                return lower, None
         if depth <= 2 or budget <= 2:
             cost, tree = self.small(rows, depth, budget)
             self.cache[key] = (cost, tree)
+            self.remember(rows, depth, budget, cost)
             return (cost, tree) if cost < bound else (cost, None)
         leaf = self.leaf_cost(rows)
         best_cost, best_tree = bound, None
@@ -206,7 +220,25 @@ class Search:
             self.cache[key] = (bound, None)
             return bound, None
         self.cache[key] = (best_cost, best_tree)
+        self.remember(rows, depth, budget, best_cost)
         return best_cost, best_tree
+
+    def remember(self, rows: np.ndarray, depth: int, budget: int, cost) -> None:
+        """Keep the last few solved row sets per (depth, budget) for the similarity bound."""
+        if self.similar:
+            recent = self.recent.setdefault((depth, budget), [])
+            recent.insert(0, (rows, cost))
+            del recent[SIMILAR_KEPT:]
+
+    def similarity_bound(self, rows: np.ndarray, depth: int, budget: int):
+        """Lower bound from a solved row set S': removing rows of weight W from S' lowers
+        its optimum by at most W, and adding rows never lowers it, so
+        OPT(rows) >= OPT(S') - weight(S' minus rows)."""
+        best = self.w.dtype.type(0)
+        for other, cost in self.recent.get((depth, budget), ()):
+            gone = other[~np.isin(other, rows, assume_unique=True)]
+            best = max(best, cost - self.w[gone].sum())
+        return best
 
     def _solve_split(self, left, right, depth, b_left, b_right, bound):
         """Both children of a split below ``bound``: (cost, (left tree, right tree)) or
