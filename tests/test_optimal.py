@@ -304,3 +304,17 @@ def test_degenerate_data(case):
     expected = {"one_class": 0, "all_missing_column": 0, "one_row": 0}[case]
     assert model.optimal_ and model.objective_ == expected
     assert np.count_nonzero(model.predict(X) != np.asarray(y)) == expected
+
+
+def test_max_gap_stops_early_with_an_honest_status():
+    data = datasets.load("iris")
+    y = np.asarray(data.y, dtype=object)
+    cart = DecisionTreeClassifier(max_depth=3).fit(data.X, data.y)
+    cart_errors = np.count_nonzero(cart.predict(data.X).astype(object) != y)
+    model = DecisionTreeClassifier(algorithm="optimal", max_depth=3, max_gap=200)
+    model.fit(data.X, data.y)
+    assert not model.optimal_ and model.gap_ <= 200
+    assert model.lower_bound_ <= model.objective_ <= cart_errors
+    exact = DecisionTreeClassifier(algorithm="optimal", max_depth=3, max_gap=0.5)
+    exact.fit(data.X, data.y)  # no gap below 1 error can be reached before the proof
+    assert exact.optimal_ and exact.objective_ == 1
