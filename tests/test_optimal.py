@@ -187,6 +187,10 @@ def test_an_optimal_tree_is_an_ordinary_tree(tmp_path):
     rules = rules_to_text(model)
     assert "colour" in rules or "size" in rules
     assert len(model.explain(frame.iloc[:2])) == 2
+    from quercus.report import report_html
+
+    page = report_html(model, frame, y)
+    assert "<html" in page.lower() and ("colour" in page or "size" in page)
     source = model.to_source("python")
     namespace: dict = {}
     exec(source, namespace)  # noqa: S102 -- the generated code under test
