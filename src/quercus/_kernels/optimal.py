@@ -410,7 +410,23 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
     for t in range(first, min(last, n_tests)):
         test = tests[t]
         g = test[0]
-        if test[1] == ORDERED:
+        skipping = False
+        two_codes = offsets[g + 1] - offsets[g] == 3 and table[offsets[g + 1] - 1, K] == 0
+        if test[1] == ORDERED and two_codes:
+            # a binary feature without missing values here: one test; build the side with
+            # fewer rows and take the other from the node's table
+            low, high = offsets[g], offsets[g] + 1
+            small_slot = high if table[high, K] < table[low, K] else low
+            built = right if small_slot == high else left
+            other = left if small_slot == high else right
+            built[:, :] = 0
+            for i in range(n):
+                if local[i, g] == small_slot:
+                    _add_row(built, local, i, y, w, rows, K)
+            for s in range(table.shape[0]):
+                for k in range(K + 1):
+                    other[s, k] = table[s, k] - built[s, k]
+        elif test[1] == ORDERED:
             if g != sweep_g or (sweep_pos > 0 and glob[local[by_slot[sweep_pos - 1], g]]
                                 > test[2]):
                 sweep_g = g

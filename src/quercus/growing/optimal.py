@@ -131,13 +131,15 @@ class Search:
             chunk = max(1, min(4 * chunk, int(chunk * CHUNK_SECONDS / max(spent, 1e-6))))
         if np.isfinite(self.deadline):
             self.chunk = chunk
-        best_cost, best_tree = None, None
+        best_cost, best_b = None, 0
         for b in range(min(budget, 3) + 1):
-            tree = self._small_tree(self._tests[b])
-            cost = self._error[b] + self.alpha * tree.n_splits
+            tests = self._tests[b]
+            splits = 0 if tests[0, 0] == NO_FEATURE else int(np.count_nonzero(
+                tests[:, 0] != NO_FEATURE))
+            cost = self._error[b] + self.alpha * splits
             if best_cost is None or cost < best_cost:
-                best_cost, best_tree = cost, tree
-        return best_cost, best_tree
+                best_cost, best_b = cost, b
+        return best_cost, self._small_tree(self._tests[best_b])
 
     @staticmethod
     def _small_tree(tests: np.ndarray) -> SearchNode:
