@@ -322,3 +322,13 @@ def test_max_gap_stops_early_with_an_honest_status():
     exact = DecisionTreeClassifier(algorithm="optimal", max_depth=3, max_gap=0.5)
     exact.fit(data.X, data.y)  # no gap below 1 error can be reached before the proof
     assert exact.optimal_ and exact.objective_ == 1
+
+
+def test_lower_bound_after_a_stop_counts_equivalent_points_and_the_penalty():
+    """Rows 0-3 and 4-7 are copies with opposite labels: any tree errs on 4 of them."""
+    X = np.array([[0.0, 1.0]] * 4 + [[0.0, 1.0]] * 4 + [[1.0, 0.0], [2.0, 5.0]] * 8)
+    y = np.array([0] * 4 + [1] * 4 + [0, 1] * 8)
+    model = DecisionTreeClassifier(algorithm="optimal", max_depth=3, split_penalty=1,
+                                   max_gap=100).fit(X, y)
+    assert not model.optimal_
+    assert model.lower_bound_ == min(model.objective_, 4 + 1)

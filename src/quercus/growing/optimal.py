@@ -310,16 +310,17 @@ def run_search(search: Search, rows: np.ndarray, incumbent_cost, incumbent: Sear
     o = search.options
     bound = equivalent_points_bound(search.codes[rows], search.y[rows], search.w[rows],
                                     search.n_classes)
-    state = RootState(incumbent_cost, incumbent, min(bound, incumbent_cost),
+    # the optimum is the incumbent (no worse than a leaf) or a tree with a split: that one
+    # errs at least on the equivalent points and pays the split penalty
+    state = RootState(incumbent_cost, incumbent, min(incumbent_cost, bound + search.alpha),
                       max_gap=float(o.max_gap))
     if state.should_stop():
         return SearchResult(state.tree, state.cost, state.lower_bound, False, False)
     try:
         cost, tree = search.solve(rows, o.max_depth, budget, incumbent_cost, root=state)
     except TimeUp:
-        # unfinished tests at the root may still hold a tree of cost alpha or more
-        lower = max(state.lower_bound, min(state.cost, search.alpha))
-        return SearchResult(state.tree, state.cost, min(lower, state.cost), False, True)
+        lower = min(state.cost, state.lower_bound)
+        return SearchResult(state.tree, state.cost, lower, False, True)
     state.found(cost, tree)
     if state.stopped_by_gap:
         return SearchResult(state.tree, state.cost, state.lower_bound, False, False)
