@@ -17,6 +17,7 @@ CASES = [
     ("breast-cancer", "cart"), ("breast-cancer", "c45"), ("breast-cancer", "interval"),
     ("labor", "cart"), ("labor", "c45"), ("labor", "interval"),
     ("soybean", "cart"), ("soybean", "c45"),
+    ("play_tennis", "optimal"), ("vote", "optimal"), ("breast-cancer", "optimal"),
 ]
 
 

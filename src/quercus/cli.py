@@ -89,7 +89,23 @@ def _estimator(args: argparse.Namespace) -> DecisionTreeClassifier:
         subtree_raising=args.subtree_raising, laplace=args.laplace, lookahead=args.lookahead,
         binary_categorical_splits=args.binary_splits,
         reduced_error_pruning=args.reduced_error_pruning, n_folds=args.folds,
-        random_state=args.seed_folds, splitter=args.splitter, max_bins=args.max_bins)
+        random_state=args.seed_folds, splitter=args.splitter, max_bins=args.max_bins,
+        **_optimal_options(args))
+
+
+def _optimal_options(args: argparse.Namespace) -> dict:
+    """The options of ``--algorithm optimal``."""
+    return {"max_splits": args.max_splits, "split_penalty": args.split_penalty,
+            "numeric": args.numeric_splits, "categorical": args.categorical_splits,
+            "max_subset_categories": args.max_subset_categories, "missing": args.missing_side,
+            "time_limit": args.time_limit, "max_gap": args.max_gap}
+
+
+def _optimal_summary(model: DecisionTreeClassifier) -> str:
+    """Objective, lower bound and status of an optimal tree's search."""
+    status = "optimal" if model.optimal_ else (
+        "time limit" if model.time_limit is not None else "gap reached")
+    return f"Objective: {model.objective_}, lower bound: {model.lower_bound_} ({status})"
 
 
 def _criterion_used(model: DecisionTreeClassifier) -> str:
@@ -204,6 +220,8 @@ def cmd_train(args: argparse.Namespace) -> int:
           f"{model.n_classes_} classes ({model.algorithm}, {_criterion_used(model)})")
     print(f"Depth: {model.get_depth()}, leaves: {model.get_n_leaves()}")
     print(f"Training accuracy: {model.score(data.X, data.y):.4f}")
+    if model.algorithm == "optimal":
+        print(_optimal_summary(model))
     print(f"Fit time: {seconds:.3f} s")
     print(f"Model written to {args.out}")
     return 0
@@ -499,8 +517,9 @@ def _criterion_help() -> str:
 def _learner_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("learner options")
     group.add_argument("--algorithm", default="cart", choices=list(LEARNERS),
-                       help="tree learner: cart, id3 (categorical features only) or c45 "
-                            "(C4.5 as Weka's J48) (default: cart)")
+                       help="tree learner: cart, id3 (categorical features only), c45 "
+                            "(C4.5 as Weka's J48), interval (seed 001) or optimal (least "
+                            "training errors at the depth) (default: cart)")
     group.add_argument("--criterion", default=None, metavar="NAME", help=_criterion_help())
     group.add_argument("--max-depth", type=int, metavar="N", help="maximum depth")
     group.add_argument("--min-samples-leaf", type=_count, default=None, metavar="N",
@@ -552,6 +571,30 @@ def _learner_options(parser: argparse.ArgumentParser) -> None:
                             "(nor a missing-value token) is an error naming its line "
                             "(CSV and Parquet)")
     reading_options(parser)
+    optimal = parser.add_argument_group("optimal trees (--algorithm optimal; docs/optimal.md)")
+    optimal.add_argument("--max-splits", type=int, metavar="N",
+                         help="at most N splits (default: no limit but the depth's)")
+    optimal.add_argument("--split-penalty", type=float, default=0.0, metavar="X",
+                         help="minimise errors + X * splits (default: 0)")
+    optimal.add_argument("--numeric-splits", choices=["exact", "bins"], default="exact",
+                         help="numeric tests: every cut between values, or --max-bins "
+                              "quantile thresholds (default: exact)")
+    optimal.add_argument("--categorical-splits", choices=["subset", "one_vs_rest"],
+                         default="subset",
+                         help="categorical tests: subsets of categories, or one category "
+                              "against the rest (default: subset)")
+    optimal.add_argument("--max-subset-categories", type=int, default=8, metavar="N",
+                         help="try every subset at nodes with up to N categories, one "
+                              "category against the rest above (default: 8; at most 16)")
+    optimal.add_argument("--missing-side", choices=["learn", "false"], default="learn",
+                         help="missing values: to the side that errs least, or always to the "
+                              "side of a failed test (default: learn)")
+    optimal.add_argument("--time-limit", type=float, metavar="SECONDS",
+                         help="stop after this long with the best tree found (default: run "
+                              "until the tree is proven optimal)")
+    optimal.add_argument("--max-gap", type=float, default=0.0, metavar="X",
+                         help="stop once the tree is within X errors of the lower bound "
+                              "(default: 0)")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -33,7 +33,7 @@ class DecisionTreeClassifier:
 
     Parameters
     ----------
-    algorithm : {"cart", "id3", "c45", "interval"}, default="cart"
+    algorithm : {"cart", "id3", "c45", "interval", "optimal"}, default="cart"
         The learner. ``"cart"``: binary splits, numeric thresholds at midpoints, categorical
         features split by a subset of categories (docs/cart.md). ``"id3"``: one branch per
         category, categorical features only, no pruning. ``"c45"``: C4.5 release 8 as
@@ -41,6 +41,8 @@ class DecisionTreeClassifier:
         thresholds, fractional rows for missing values, pessimistic pruning (docs/c45.md).
         ``"interval"``: seed 001's class-interval tree: one class's [min, max] range on one
         feature per split; a row that fits no branch is unclassified (docs/interval.md).
+        ``"optimal"``: the binary tree of least (weighted) training misclassification at
+        depth <= ``max_depth`` (3 when None), found by branch and bound (docs/optimal.md).
     criterion : str or None, default=None
         ``"gini"`` (CART's default), ``"entropy"`` or its scikit-learn name ``"log_loss"``
         for CART and the class-interval tree;
@@ -113,6 +115,16 @@ class DecisionTreeClassifier:
         CART, two classes: 1 makes the probability of ``classes_[1]`` non-decreasing in
         that numeric feature, -1 non-increasing, 0 leaves it free (scikit-learn's meaning;
         docs/cart.md). The constrained features may not have missing values.
+    max_splits, split_penalty, numeric, categorical, max_subset_categories, missing, \
+time_limit, max_gap
+        Optimal trees only (docs/optimal.md): at most ``max_splits`` splits (None: no
+        limit); minimise errors + ``split_penalty`` * splits; numeric tests ``"exact"``
+        (every cut) or ``"bins"`` (``max_bins`` quantile thresholds); categorical tests
+        ``"subset"`` (every subset up to ``max_subset_categories`` categories at a node,
+        else one category) or ``"one_vs_rest"``; ``missing`` values to a ``"learn"``-ed
+        side or always to the ``"false"`` side; ``time_limit`` seconds (None: until
+        proven), returning the best tree found; stop once within ``max_gap`` of the
+        lower bound.
 
     Attributes
     ----------
@@ -127,6 +139,10 @@ class DecisionTreeClassifier:
     schema_ : quercus.data.Schema
         Feature kinds, codebooks and class labels.
     classes_, n_classes_, n_features_in_, feature_names_in_, feature_importances_
+    objective_, lower_bound_, gap_, optimal_, n_subproblems_, cache_hits_
+        Optimal trees only: the tree's errors (+ penalty) on the training rows, a proven
+        lower bound on the optimum, their difference, and whether the tree is proven
+        optimal; the number of subproblems searched and answered from the cache.
     """
 
     _estimator_type = "classifier"
@@ -138,7 +154,9 @@ class DecisionTreeClassifier:
                  subtree_raising=True, laplace=False, splitter="exact", max_bins=255,
                  lookahead=False, unclassified="auto",
                  binary_categorical_splits=False, reduced_error_pruning=False, n_folds=3,
-                 random_state=1, max_features=None, monotonic_cst=None):
+                 random_state=1, max_features=None, monotonic_cst=None, max_splits=None,
+                 split_penalty=0.0, numeric="exact", categorical="subset",
+                 max_subset_categories=8, missing="learn", time_limit=None, max_gap=0.0):
         self.algorithm = algorithm
         self.criterion = criterion
         self.max_depth = max_depth
@@ -164,6 +182,14 @@ class DecisionTreeClassifier:
         self.random_state = random_state
         self.max_features = max_features
         self.monotonic_cst = monotonic_cst
+        self.max_splits = max_splits
+        self.split_penalty = split_penalty
+        self.numeric = numeric
+        self.categorical = categorical
+        self.max_subset_categories = max_subset_categories
+        self.missing = missing
+        self.time_limit = time_limit
+        self.max_gap = max_gap
 
     # -- scikit-learn protocol -------------------------------------------------------------
     @classmethod
@@ -222,7 +248,7 @@ class DecisionTreeClassifier:
             raise DataError(f"X has {X_encoded.shape[0]} rows but y has {y_codes.shape[0]}")
         weights = P.resolve_sample_weight(sample_weight, X_encoded.shape[0])
         V.check_sample_weight(weights[y_codes >= 0])
-        if self.algorithm in ("cart", "interval"):  # a row of weight 0 is as good as absent
+        if self.algorithm in ("cart", "interval", "optimal"):  # weight 0: as good as absent
             y_codes = np.where(weights > 0, y_codes, -1).astype(np.int32)
         known = y_codes >= 0  # rows whose label is missing are left out by the learners
         n_known = int(np.count_nonzero(known))
@@ -237,10 +263,26 @@ class DecisionTreeClassifier:
                                   criterion, schema)
         settings.monotonic_cst = self._monotonic_cst(schema, X_encoded)
         settings.progress = progress
+        if self.algorithm == "optimal":
+            settings.optimal = P.resolve_optimal_options(self, settings.rules.max_depth,
+                                                         settings.rules.min_samples_leaf)
         self.tree_ = LEARNERS[self.algorithm](X_encoded, y_codes, weights, schema, n_classes,
                                               settings)
         self._set_fitted(schema, _has_names(X))
+        if settings.result is not None:
+            self._set_optimal_result(settings.result)
+        if progress is not None and self.algorithm == "optimal":
+            progress(1.0)
         return self
+
+    def _set_optimal_result(self, result) -> None:
+        """The optimal learner's objective, bound and search statistics."""
+        self.objective_ = result.objective
+        self.lower_bound_ = result.lower_bound
+        self.gap_ = result.gap
+        self.optimal_ = result.optimal
+        self.n_subproblems_ = result.n_subproblems
+        self.cache_hits_ = result.cache_hits
 
     def fit_binned(self, binned, y_codes, schema: Schema, binner,
                    progress=None) -> DecisionTreeClassifier:

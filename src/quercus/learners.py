@@ -8,8 +8,10 @@ rules; the others drop them.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from ._kernels.c45 import xlogx_table
@@ -17,6 +19,7 @@ from .growing.builders import StoppingRules, grow
 from .growing.c45 import grow_c45, store_to_nodes, store_to_tree, to_flat_tree
 from .growing.id3 import check_id3_data, grow_id3
 from .growing.interval import IntervalGrower, interval_to_flat_tree
+from .growing.optimal_fit import fit_optimal_tree
 from .pruning import pessimistic
 from .pruning.cost_complexity import prune
 from .pruning.reduced_error import ReducedErrorPruner, holdout_split
@@ -26,10 +29,12 @@ from .splitting.hist import HistSplitter
 from .tree import Tree
 
 # criterion and min_samples_leaf when the estimator leaves them as None
-DEFAULT_CRITERION = {"cart": "gini", "id3": "entropy", "c45": "gain_ratio", "interval": "gini"}
+DEFAULT_CRITERION = {"cart": "gini", "id3": "entropy", "c45": "gain_ratio", "interval": "gini",
+                     "optimal": "gini"}
 CRITERIA = {"cart": ["gini", "entropy", "log_loss"], "id3": ["entropy", "gain_ratio"],
-            "c45": ["gain_ratio"], "interval": ["gini", "entropy", "log_loss"]}
-DEFAULT_MIN_SAMPLES_LEAF = {"cart": 1, "id3": 1, "c45": 2, "interval": 1}
+            "c45": ["gain_ratio"], "interval": ["gini", "entropy", "log_loss"],
+            "optimal": ["gini"]}
+DEFAULT_MIN_SAMPLES_LEAF = {"cart": 1, "id3": 1, "c45": 2, "interval": 1, "optimal": 1}
 LOOKAHEAD_DEFAULT_MAX_DEPTH = 10  # the seed's MAXRECURSIONS
 AUTO_HIST_CELLS = 2_000_000  # splitter="auto" bins features from this many rows x features
 
@@ -55,6 +60,8 @@ class Settings:
     max_features: int | None = None  # CART: features searched per node (None: all)
     rng: object = None  # CART: numpy RandomState of max_features and random thresholds
     monotonic_cst: np.ndarray | None = None  # CART: -1/0/1 per feature, or None
+    optimal: object = None  # optimal trees: growing.optimal.OptimalOptions
+    result: object = None  # optimal trees: set by the learner (growing.optimal_fit.OptimalResult)
 
 
 def _cart_options(schema, n_classes: int, settings: Settings) -> dict:
@@ -181,4 +188,33 @@ def fit_interval(X, y, sample_weight, schema, n_classes: int, settings: Settings
     return interval_to_flat_tree(grower.grow(), n_classes)
 
 
-LEARNERS = {"cart": fit_cart, "id3": fit_id3, "c45": fit_c45, "interval": fit_interval}
+def fit_optimal(X, y, sample_weight, schema, n_classes: int, settings: Settings) -> Tree:
+    """The tree of least training error (plus split penalty) at depth <= max_depth, by
+    branch and bound from a greedy incumbent (docs/optimal.md)."""
+    started = time.perf_counter()  # the time limit counts the greedy CART tree too
+    options = settings.optimal
+    known = y >= 0
+    cart_settings = Settings(criterion="gini", rules=StoppingRules(
+        max_depth=options.max_depth, min_samples_split=2 * options.min_samples_leaf,
+        min_samples_leaf=options.min_samples_leaf, min_weight_leaf=0.0,
+        min_impurity_decrease=0.0,
+        max_leaf_nodes=None if options.max_splits is None else options.max_splits + 1))
+    cart = None
+    if known.any():
+        # one thread: the greedy tree is little work, and parallel kernels on a busy
+        # machine can wait for idle threads longer than the whole time limit
+        threads = numba.get_num_threads()
+        numba.set_num_threads(1)
+        try:
+            cart = fit_cart(X[known], y[known], sample_weight[known], schema, n_classes,
+                            cart_settings)
+        finally:
+            numba.set_num_threads(threads)
+    tree, settings.result = fit_optimal_tree(X, y, sample_weight, schema.categorical_mask,
+                                             schema.n_categories, n_classes, options,
+                                             cart=cart, started=started)
+    return tree
+
+
+LEARNERS = {"cart": fit_cart, "id3": fit_id3, "c45": fit_c45, "interval": fit_interval,
+            "optimal": fit_optimal}

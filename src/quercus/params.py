@@ -161,3 +161,42 @@ def resolve_monotonic_cst(value, n_features: int) -> np.ndarray | None:
         raise ValueError(f"monotonic_cst must be None or an array-like of -1, 0 or 1, but "
                          f"got {', '.join(unexpected)}")
     return cst.astype(np.int8)
+
+
+def _optional_int(name: str, value, minimum: int):
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
+        _fail(name, f"None or an int >= {minimum}", value)
+    return int(value)
+
+
+def resolve_optimal_options(model, max_depth: int, min_samples_leaf: int):
+    """The optimal learner's options from the estimator's parameters (docs/optimal.md)."""
+    from .growing.optimal import OptimalOptions
+
+    if max_depth >= np.iinfo(np.int32).max:
+        max_depth = 3  # the optimal learner's default depth
+    if max_depth > 30:
+        _fail("max_depth", "at most 30 for algorithm='optimal'", max_depth)
+    max_subset = model.max_subset_categories
+    if isinstance(max_subset, bool) or not isinstance(max_subset, Integral) \
+            or not 1 <= max_subset <= 16:
+        _fail("max_subset_categories", "an int in [1, 16]", max_subset)
+    time_limit = model.time_limit
+    if time_limit is not None:
+        time_limit = check_non_negative("time_limit", time_limit)
+        if time_limit <= 0:
+            _fail("time_limit", "None or a float > 0 (seconds)", model.time_limit)
+    return OptimalOptions(
+        max_depth=int(max_depth),
+        max_splits=_optional_int("max_splits", model.max_splits, 0),
+        split_penalty=check_non_negative("split_penalty", model.split_penalty),
+        min_samples_leaf=int(min_samples_leaf),
+        numeric=check_choice("numeric", model.numeric, ["exact", "bins"]),
+        max_bins=resolve_max_bins(model.max_bins),
+        categorical=check_choice("categorical", model.categorical, ["subset", "one_vs_rest"]),
+        max_subset_categories=int(max_subset),
+        missing=check_choice("missing", model.missing, ["learn", "false"]),
+        time_limit=time_limit,
+        max_gap=check_non_negative("max_gap", model.max_gap))

@@ -1,0 +1,510 @@
+"""Kernels of the optimal-tree search (docs/optimal.md): candidate tests and the exact
+solver of subproblems of depth <= 2.
+
+Rows carry one integer code per feature (``codes``, shape (n_rows, n_features), -1 for a
+missing value): the rank of the value among the feature's distinct values (numeric
+"exact"), its bin (numeric "bins") or its category. A node's class table holds, for every
+feature and every code present at the node (plus one slot for missing values), the class
+weights of its rows and, in the last column, their number of rows.
+
+A test is one row of ``TEST_WIDTH`` int64: ``feature, type, param, missing_left, n_codes,
+code...``. ``type`` ORDERED sends known codes ``<= param`` left; SUBSET sends the listed
+codes left; KNOWN sends every known value left and the missing ones right. Missing values
+go left when ``missing_left`` is 1. Codes in tests are the global codes of ``codes``.
+
+Weights are int64 (unit or whole weights: exact integer arithmetic) or float64; every
+kernel is compiled for the dtype it is given.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+ORDERED, SUBSET, KNOWN = 0, 1, 2
+MAX_SUBSET = 16  # most categories a SUBSET test lists
+TEST_WIDTH = 5 + MAX_SUBSET
+NO_FEATURE = -1
+
+
+@njit(cache=True)
+def leaf_error(vec, n_classes):
+    """Weight of a leaf's rows outside its majority class."""
+    total = vec[0]
+    top = vec[0]
+    for k in range(1, n_classes):
+        total += vec[k]
+        top = max(top, vec[k])
+    return total - top
+
+
+@njit(cache=True)
+def goes_left(test, code):
+    """Whether a row with this code (-1: missing) takes the test's left branch."""
+    if code < 0:
+        return test[3] == 1
+    kind = test[1]
+    if kind == ORDERED:
+        return code <= test[2]
+    if kind == KNOWN:
+        return True
+    for i in range(test[4]):
+        if test[5 + i] == code:
+            return True
+    return False
+
+
+@njit(cache=True)
+def node_table(codes, y, w, rows, n_codes, n_classes):
+    """The class table of a node over the codes present at it.
+
+    Returns ``(table, offsets, glob)``: feature g owns slots ``offsets[g]`` to
+    ``offsets[g + 1] - 1``, its present codes in increasing order, then its missing slot;
+    ``glob[slot]`` is the global code of a slot (-1 for the missing slot).
+    """
+    n_features = codes.shape[1]
+    n = rows.shape[0]
+    offsets = np.zeros(n_features + 1, dtype=np.int64)
+    largest = 1
+    for g in range(n_features):
+        largest = max(largest, n_codes[g])
+    seen = np.full(largest, -1, dtype=np.int64)
+    found = np.empty(n, dtype=np.int64)
+    local = np.empty((n, n_features), dtype=np.int64)
+    glob_parts = np.empty(n_features * (n + 1), dtype=np.int64)
+    for g in range(n_features):
+        m = 0
+        for i in range(n):
+            c = codes[rows[i], g]
+            if c >= 0 and seen[c] < 0:
+                seen[c] = 0
+                found[m] = c
+                m += 1
+        present = np.sort(found[:m])
+        for j in range(m):
+            seen[present[j]] = j
+        base = offsets[g]
+        for j in range(m):
+            glob_parts[base + j] = present[j]
+        glob_parts[base + m] = -1
+        for i in range(n):
+            c = codes[rows[i], g]
+            local[i, g] = base + (seen[c] if c >= 0 else m)
+        for j in range(m):
+            seen[present[j]] = -1
+        offsets[g + 1] = base + m + 1
+    size = offsets[n_features]
+    table = np.zeros((size, n_classes + 1), dtype=w.dtype)
+    for i in range(n):
+        r = rows[i]
+        for g in range(n_features):
+            s = local[i, g]
+            table[s, y[r]] += w[r]
+            table[s, n_classes] += 1
+    return table, offsets, glob_parts[:size].copy(), local
+
+
+@njit(cache=True)
+def _write_test(out, g, kind, param, missing_left, glob, present, mask, n_present, single):
+    out[:] = 0
+    out[0] = g
+    out[1] = kind
+    out[2] = param
+    out[3] = 1 if missing_left else 0
+    if kind == SUBSET and single >= 0:
+        out[4] = 1
+        out[5] = glob[present[single]]
+    elif kind == SUBSET:
+        m = 0
+        for i in range(n_present):
+            if (mask >> i) & 1:
+                out[5 + m] = glob[present[i]]
+                m += 1
+        out[4] = m
+
+
+@njit(cache=True)
+def _add_slot(dst, tab, slot):
+    for k in range(dst.shape[0]):
+        dst[k] += tab[slot, k]
+
+
+@njit(cache=True)
+def _difference(dst, a, b):
+    for k in range(dst.shape[0]):
+        dst[k] = a[k] - b[k]
+
+
+@njit(cache=True)
+def _add_vec(dst, a, sign):
+    for k in range(dst.shape[0]):
+        dst[k] += sign * a[k]
+
+
+@njit(cache=True)
+def scan_tests(tab, offsets, glob, categorical, n_classes, learn, max_subset, min_leaf,
+               best, best_test, emit, emit_error):
+    """Every candidate test of a node, from its class table.
+
+    Returns ``(best, n_tests)``. Without ``emit`` (``emit.shape[0] == 0``): ``best`` is
+    the lowest ``leaf(left) + leaf(right)`` below the given ``best`` (or that value), its
+    test written to ``best_test[0]`` (``best_test[0, 0]`` is left alone when nothing beats
+    ``best``). With ``emit``: writes up to ``emit.shape[0]`` valid tests to ``emit`` and
+    their two-leaf errors to ``emit_error``; ``n_tests`` counts them all.
+    Both sides of a valid test hold at least ``min_leaf`` rows.
+    """
+    K = n_classes
+    n_features = offsets.shape[0] - 1
+    total = np.zeros(K + 1, dtype=tab.dtype)
+    for s in range(offsets[0], offsets[1]):
+        _add_slot(total, tab, s)
+    left = np.zeros(K + 1, dtype=tab.dtype)
+    right = np.zeros(K + 1, dtype=tab.dtype)
+    known = np.zeros(K + 1, dtype=tab.dtype)
+    present = np.empty(tab.shape[0], dtype=np.int64)
+    n_emit = 0
+    capacity = emit.shape[0]
+    for g in range(n_features):
+        ms = offsets[g + 1] - 1
+        miss = tab[ms]
+        has_missing = miss[K] > 0
+        n_present = 0
+        for s in range(offsets[g], ms):
+            if tab[s, K] > 0:
+                present[n_present] = s
+                n_present += 1
+        if n_present == 0:
+            continue
+        _difference(known, total, miss)
+        both = learn and has_missing
+        subsets = categorical[g] and n_present <= max_subset
+        step = 2 if learn else 1
+        if subsets:
+            n_masks = (1 << n_present) - 1
+            n_candidates = (n_masks - 1) // step if learn else n_masks - 1
+        else:
+            n_candidates = n_present - 1 if not categorical[g] else n_present
+        for j in range(n_candidates):
+            mask = 0
+            single = -1
+            if subsets:
+                mask = 1 + step * j if learn else 1 + j
+                left[:] = 0
+                for i in range(n_present):
+                    if (mask >> i) & 1:
+                        _add_slot(left, tab, present[i])
+            elif categorical[g]:
+                left[:] = 0
+                _add_slot(left, tab, present[j])
+                single = j
+            else:
+                if j == 0:
+                    left[:] = 0
+                _add_slot(left, tab, present[j])
+            for variant in range(2 if both else 1):
+                missing_left = variant == 1
+                if missing_left:
+                    _add_vec(left, miss, 1)
+                _difference(right, total, left)
+                if left[K] >= min_leaf and right[K] >= min_leaf:
+                    e = leaf_error(left, K) + leaf_error(right, K)
+                    if capacity > 0:
+                        if n_emit < capacity:
+                            kind = SUBSET if categorical[g] else ORDERED
+                            param = glob[present[j]] if not categorical[g] else 0
+                            _write_test(emit[n_emit], g, kind, param, missing_left, glob,
+                                        present, mask, n_present, single)
+                            emit_error[n_emit] = e
+                        n_emit += 1
+                    elif e < best:
+                        best = e
+                        kind = SUBSET if categorical[g] else ORDERED
+                        param = glob[present[j]] if not categorical[g] else 0
+                        _write_test(best_test[0], g, kind, param, missing_left, glob,
+                                    present, mask, n_present, single)
+                if missing_left:
+                    _add_vec(left, miss, -1)
+        # known values left, missing right
+        if both and known[K] >= min_leaf and miss[K] >= min_leaf:
+            e = leaf_error(known, K) + leaf_error(miss, K)
+            if capacity > 0:
+                if n_emit < capacity:
+                    _write_test(emit[n_emit], g, KNOWN, 0, False, glob, present, 0,
+                                n_present, -1)
+                    emit_error[n_emit] = e
+                n_emit += 1
+            elif e < best:
+                best = e
+                _write_test(best_test[0], g, KNOWN, 0, False, glob, present, 0, n_present, -1)
+    return best, n_emit
+
+
+@njit(cache=True)
+def count_tests(tab, offsets, glob, categorical, n_classes, learn, max_subset, min_leaf):
+    """How many valid tests ``scan_tests`` emits for this table."""
+    dummy = np.zeros((1, TEST_WIDTH), dtype=np.int64)
+    sink = np.zeros((1, TEST_WIDTH), dtype=np.int64)
+    err = np.zeros(1, dtype=tab.dtype)
+    # emit into a one-slot buffer: n_tests still counts every valid test
+    _best, n = scan_tests(tab, offsets, glob, categorical, n_classes, learn, max_subset,
+                          min_leaf, err[0], dummy, sink, err)
+    return n
+
+
+@njit(cache=True)
+def _add_row(dst, local, i, y, w, rows, n_classes):
+    """Add row ``rows[i]`` to a class table (every feature's slot)."""
+    r = rows[i]
+    for g in range(local.shape[1]):
+        s = local[i, g]
+        dst[s, y[r]] += w[r]
+        dst[s, n_classes] += 1
+
+
+@njit(cache=True)
+def _rows_by_slot(local, g, offsets, n, out, start):
+    """Positions 0..n-1 of the node's rows ordered by their slot of feature g (counting
+    sort): the rows of slot s are ``out[start[s]:start[s + 1]]``, missing ones last."""
+    first_slot, end_slot = offsets[g], offsets[g + 1]
+    for s in range(first_slot, end_slot + 1):
+        start[s] = 0
+    for i in range(n):
+        start[local[i, g] + 1] += 1
+    for s in range(first_slot + 1, end_slot + 1):
+        start[s] += start[s - 1]
+    fill = start[first_slot:end_slot + 1].copy()
+    for i in range(n):
+        s = local[i, g] - first_slot
+        out[fill[s]] = i
+        fill[s] += 1
+
+
+@njit(cache=True)
+def _side_tables(table, local, rows_left, n_rows, n_classes, y, w, rows, left, right):
+    """Left and right class tables of a node split (rows_left flags rows of ``rows``)."""
+    left[:, :] = 0
+    n_features = local.shape[1]
+    for i in range(n_rows):
+        if rows_left[i]:
+            r = rows[i]
+            for g in range(n_features):
+                s = local[i, g]
+                left[s, y[r]] += w[r]
+                left[s, n_classes] += 1
+    for s in range(table.shape[0]):
+        for k in range(table.shape[1]):
+            right[s, k] = table[s, k] - left[s, k]
+
+
+@njit(cache=True)
+def _evaluate_root(test, left, right, total, offsets, glob, categorical, K, learn,
+                   max_subset, min_leaf, out_error, out_tests, work):
+    """Best depth-2 trees under one root test, given its children's class tables: updates
+    the per-budget bests; returns (cost with <= 2 splits, cost with <= 3 splits)."""
+    lvec, rvec, test_l, test_r, empty, empty_err = work
+    lvec[:] = 0
+    for s in range(offsets[0], offsets[1]):
+        _add_slot(lvec, left, s)
+    leaf_l = leaf_error(lvec, K)
+    _difference(rvec, total, lvec)
+    leaf_r = leaf_error(rvec, K)
+    test_l[0, 0] = NO_FEATURE
+    test_r[0, 0] = NO_FEATURE
+    d1_l, _n = scan_tests(left, offsets, glob, categorical, K, learn, max_subset, min_leaf,
+                          leaf_l, test_l, empty, empty_err)
+    d1_r, _n = scan_tests(right, offsets, glob, categorical, K, learn, max_subset, min_leaf,
+                          leaf_r, test_r, empty, empty_err)
+    # budget 2: the root and one child split
+    if test_r[0, 0] != NO_FEATURE and leaf_l + d1_r < out_error[2]:
+        out_error[2] = leaf_l + d1_r
+        out_tests[2, 0] = test
+        out_tests[2, 1, 0] = NO_FEATURE
+        out_tests[2, 2] = test_r[0]
+    if test_l[0, 0] != NO_FEATURE and d1_l + leaf_r < out_error[2]:
+        out_error[2] = d1_l + leaf_r
+        out_tests[2, 0] = test
+        out_tests[2, 1] = test_l[0]
+        out_tests[2, 2, 0] = NO_FEATURE
+    if test_l[0, 0] != NO_FEATURE and test_r[0, 0] != NO_FEATURE \
+            and d1_l + d1_r < out_error[3]:
+        out_error[3] = d1_l + d1_r
+        out_tests[3, 0] = test
+        out_tests[3, 1] = test_l[0]
+        out_tests[3, 2] = test_r[0]
+    return min(leaf_l + d1_r, d1_l + leaf_r), d1_l + d1_r
+
+
+@njit(cache=True)
+def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, learn,
+                 max_subset, min_leaf, first, last, out_error, out_tests):
+    """Exact optimum of the node ``rows`` at depth <= ``depth`` (1 or 2), for every split
+    budget 0..3, over the root tests ``first`` to ``last - 1`` (in scan order).
+
+    ``out_error[b]``: least misclassified weight of a tree with at most b splits;
+    ``out_tests[b, j]``: its tests at the root (j=0), left child (1) and right child (2),
+    feature -1 where the node is a leaf. With ``first == 0`` the outputs are reset to the
+    leaf and the best single split; later calls (the next root tests) only improve them,
+    so a caller may cut the work in pieces. Ties keep the first tree found (tests in scan
+    order, left child before right). Returns the number of root tests.
+    """
+    K = n_classes
+    table, offsets, glob, local = node_table(codes, y, w, rows, n_codes, K)
+    n = rows.shape[0]
+    total = np.zeros(K + 1, dtype=table.dtype)
+    for s in range(offsets[0], offsets[1]):
+        _add_slot(total, table, s)
+    empty = np.zeros((0, TEST_WIDTH), dtype=np.int64)
+    empty_err = np.zeros(0, dtype=table.dtype)
+    one = np.zeros((1, TEST_WIDTH), dtype=np.int64)
+    one[0, 0] = NO_FEATURE
+    leaf = leaf_error(total, K)
+    if first == 0:
+        out_tests[:, :, :] = 0
+        out_tests[:, :, 0] = NO_FEATURE
+        for b in range(4):
+            out_error[b] = leaf
+        if n == 0:
+            return 0
+        best1, _n = scan_tests(table, offsets, glob, categorical, K, learn, max_subset,
+                               min_leaf, leaf, one, empty, empty_err)
+        if one[0, 0] != NO_FEATURE:
+            for b in range(1, 4):
+                out_error[b] = best1
+                out_tests[b, 0] = one[0]
+    if depth < 2 or n == 0:
+        return 0
+    n_tests = count_tests(table, offsets, glob, categorical, K, learn, max_subset, min_leaf)
+    tests = np.zeros((n_tests, TEST_WIDTH), dtype=np.int64)
+    errors = np.zeros(n_tests, dtype=table.dtype)
+    scan_tests(table, offsets, glob, categorical, K, learn, max_subset, min_leaf, leaf,
+               one, tests, errors)
+    left = np.zeros_like(table)
+    right = np.zeros_like(table)
+    flags = np.zeros(n, dtype=np.bool_)
+    test_l = np.zeros((1, TEST_WIDTH), dtype=np.int64)
+    test_r = np.zeros((1, TEST_WIDTH), dtype=np.int64)
+    lvec = np.zeros(K + 1, dtype=table.dtype)
+    rvec = np.zeros(K + 1, dtype=table.dtype)
+    work = (lvec, rvec, test_l, test_r, empty, empty_err)
+    # ORDERED tests of one feature come in increasing cuts: their left tables grow by the
+    # rows of the next codes (a sweep), instead of being rebuilt row by row
+    sweep = np.zeros_like(table)
+    sweep_missing = np.zeros_like(table)
+    by_slot = np.empty(n, dtype=np.int64)
+    slot_start = np.zeros(table.shape[0] + 1, dtype=np.int64)
+    sweep_g = -1
+    sweep_pos = 0
+    sweep_end = 0
+    # Neighbourhood pruning (ConTree): moving rows of weight W from the right child to the
+    # left one lowers the best subtrees' total by at most W, so after a cut that costs
+    # ``slack`` more than the best so far, the next cuts within weight ``slack`` cannot
+    # do better. It needs min_leaf == 1 and the same tests valid on more rows.
+    can_skip = min_leaf == 1
+    for g in range(n_codes.shape[0]):
+        if categorical[g] and max_subset > 0 and n_codes[g] > max_subset:
+            can_skip = False
+    zero = total[0] - total[0]
+    sweep_weight = zero
+    eval_weight = zero
+    slack = zero - 1
+    for t in range(first, min(last, n_tests)):
+        test = tests[t]
+        g = test[0]
+        skipping = False
+        two_codes = offsets[g + 1] - offsets[g] == 3 and table[offsets[g + 1] - 1, K] == 0
+        if test[1] == ORDERED and two_codes:
+            # a binary feature without missing values here: one test; build the side with
+            # fewer rows and take the other from the node's table
+            low, high = offsets[g], offsets[g] + 1
+            small_slot = high if table[high, K] < table[low, K] else low
+            built = right if small_slot == high else left
+            other = left if small_slot == high else right
+            built[:, :] = 0
+            for i in range(n):
+                if local[i, g] == small_slot:
+                    _add_row(built, local, i, y, w, rows, K)
+            for s in range(table.shape[0]):
+                for k in range(K + 1):
+                    other[s, k] = table[s, k] - built[s, k]
+        elif test[1] == ORDERED:
+            if g != sweep_g or (sweep_pos > 0 and glob[local[by_slot[sweep_pos - 1], g]]
+                                > test[2]):
+                sweep_g = g
+                _rows_by_slot(local, g, offsets, n, by_slot, slot_start)
+                sweep[:, :] = 0
+                sweep_missing[:, :] = 0
+                sweep_pos = slot_start[offsets[g]]
+                sweep_end = slot_start[offsets[g + 1] - 1]  # the missing rows follow
+                for q in range(sweep_end, slot_start[offsets[g + 1]]):
+                    _add_row(sweep_missing, local, by_slot[q], y, w, rows, K)
+                sweep_weight = zero
+                slack = zero - 1
+            while sweep_pos < sweep_end and glob[local[by_slot[sweep_pos], g]] <= test[2]:
+                _add_row(sweep, local, by_slot[sweep_pos], y, w, rows, K)
+                sweep_weight += w[rows[by_slot[sweep_pos]]]
+                sweep_pos += 1
+            skipping = can_skip and sweep_end == n  # no missing value of g at the node
+            if skipping and slack >= 0 and sweep_weight - eval_weight <= slack:
+                continue
+            for s in range(table.shape[0]):
+                for k in range(K + 1):
+                    v = sweep[s, k]
+                    if test[3] == 1:
+                        v += sweep_missing[s, k]
+                    left[s, k] = v
+                    right[s, k] = table[s, k] - v
+        else:
+            for i in range(n):
+                flags[i] = goes_left(test, codes[rows[i], g])
+            _side_tables(table, local, flags, n, K, y, w, rows, left, right)
+        c2, c3 = _evaluate_root(test, left, right, total, offsets, glob, categorical, K,
+                                learn, max_subset, min_leaf, out_error, out_tests, work)
+        if test[1] == ORDERED and skipping:
+            best2 = min(out_error[1], out_error[2])
+            best3 = min(best2, out_error[3])
+            slack = min(c3 - best3, c2 - best2)
+            eval_weight = sweep_weight
+    for b in range(1, 4):
+        if out_error[b - 1] <= out_error[b]:
+            out_error[b] = out_error[b - 1]
+            out_tests[b] = out_tests[b - 1]
+    return n_tests
+
+
+@njit(cache=True)
+def node_tests(codes, y, w, rows, n_codes, categorical, n_classes, learn, max_subset,
+               min_leaf):
+    """Every valid test of a node with its two-leaf error (for the upper levels)."""
+    table, offsets, glob, _local = node_table(codes, y, w, rows, n_codes, n_classes)
+    n_tests = count_tests(table, offsets, glob, categorical, n_classes, learn, max_subset,
+                          min_leaf)
+    tests = np.zeros((n_tests, TEST_WIDTH), dtype=np.int64)
+    errors = np.zeros(n_tests, dtype=table.dtype)
+    one = np.zeros((1, TEST_WIDTH), dtype=np.int64)
+    scan_tests(table, offsets, glob, categorical, n_classes, learn, max_subset, min_leaf,
+               table[0, 0], one, tests, errors)
+    return tests, errors
+
+
+@njit(cache=True)
+def split_rows(codes, rows, test):
+    """The node's rows that go left and those that go right (order kept)."""
+    g = test[0]
+    n = rows.shape[0]
+    flags = np.empty(n, dtype=np.bool_)
+    n_left = 0
+    for i in range(n):
+        flags[i] = goes_left(test, codes[rows[i], g])
+        n_left += flags[i]
+    left = np.empty(n_left, dtype=rows.dtype)
+    right = np.empty(n - n_left, dtype=rows.dtype)
+    a = 0
+    b = 0
+    for i in range(n):
+        if flags[i]:
+            left[a] = rows[i]
+            a += 1
+        else:
+            right[b] = rows[i]
+            b += 1
+    return left, right

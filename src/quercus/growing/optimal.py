@@ -1,0 +1,327 @@
+"""Optimal trees of bounded depth: depth-first branch and bound over (row set, depth,
+split budget), the subproblems of depth <= 2 solved exactly by a kernel
+(``_kernels/optimal.py``; docs/optimal.md).
+
+The objective of a tree T is E(T) + split_penalty * splits(T), E the misclassified training
+weight, subject to depth <= max_depth, splits <= max_splits and >= min_samples_leaf rows in
+every leaf. ``solve(rows, depth, budget, bound)`` returns the optimum of a subproblem when it
+is below ``bound``, and otherwise proves that none is, caching either fact by row set.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._kernels.optimal import (
+    NO_FEATURE,
+    TEST_WIDTH,
+    node_tests,
+    solve_depth2,
+    split_rows,
+)
+from ..splitting.optimal_codes import FeatureCodes
+
+SIMILAR_KEPT = 2  # solved row sets kept per (depth, budget) for the similarity bound
+CHUNK_SECONDS = 0.04  # aim of one depth-2 kernel call under a time limit
+
+
+class TimeUp(Exception):
+    """The time limit passed: the search unwinds to the root and keeps its incumbent."""
+
+
+@dataclass
+class OptimalOptions:
+    """The optimal learner's hyper-parameters, checked."""
+
+    max_depth: int
+    max_splits: int | None = None
+    split_penalty: float = 0.0
+    min_samples_leaf: int = 1
+    numeric: str = "exact"
+    max_bins: int = 255
+    categorical: str = "subset"
+    max_subset_categories: int = 8
+    missing: str = "learn"
+    time_limit: float | None = None
+    max_gap: float = 0.0
+
+
+@dataclass
+class SearchNode:
+    """A node of a found tree: a test (None: leaf) and its children."""
+
+    test: np.ndarray | None = None
+    left: SearchNode | None = None
+    right: SearchNode | None = None
+
+    @property
+    def n_splits(self) -> int:
+        if self.test is None:
+            return 0
+        return 1 + self.left.n_splits + self.right.n_splits
+
+
+@dataclass
+class SearchStats:
+    n_subproblems: int = 0
+    cache_hits: int = 0
+    depth2_calls: int = 0
+    similarity_prunes: int = 0
+
+
+@dataclass
+class Search:
+    """One optimal-tree search over encoded rows (weights int64 or float64, none zero)."""
+
+    fc: FeatureCodes
+    y: np.ndarray
+    w: np.ndarray
+    n_classes: int
+    options: OptimalOptions
+    deadline: float = np.inf
+    stats: SearchStats = field(default_factory=SearchStats)
+
+    def __post_init__(self):
+        o = self.options
+        self.codes = np.ascontiguousarray(self.fc.codes)
+        self.learn = o.missing == "learn"
+        self.max_subset = o.max_subset_categories if o.categorical == "subset" else 0
+        self.alpha = self.w.dtype.type(o.split_penalty)
+        self.cache: dict = {}
+        self._error = np.zeros(4, dtype=self.w.dtype)
+        self._tests = np.zeros((4, 3, TEST_WIDTH), dtype=np.int64)
+        # the similarity bound needs every test at a node to stay a test on more rows
+        self.similar = o.min_samples_leaf == 1 and not (
+            o.categorical == "subset"
+            and np.any(self.fc.categorical & (self.fc.n_codes > o.max_subset_categories)))
+        self.recent: dict = {}
+        self.chunk = 1 << 20  # root tests per kernel call (shrinks when one call is slow)
+        if np.isfinite(self.deadline):
+            self.chunk = 64
+
+    # -- pieces ------------------------------------------------------------------------------
+    def leaf_cost(self, rows: np.ndarray):
+        weights = np.zeros(self.n_classes, dtype=self.w.dtype)
+        np.add.at(weights, self.y[rows], self.w[rows])
+        return weights.sum() - weights.max()
+
+    def check_time(self) -> None:
+        if time.perf_counter() >= self.deadline:
+            raise TimeUp
+
+    def small(self, rows: np.ndarray, depth: int, budget: int):
+        """Exact optimum at depth <= 2 (or budget <= 2) by the kernel, penalised."""
+        self.stats.depth2_calls += 1
+        depth = min(depth, 2)
+        first, chunk = 0, self.chunk
+        while True:  # root tests in pieces, so that the time limit is checked in between
+            began = time.perf_counter()
+            n_tests = solve_depth2(self.codes, self.y, self.w, rows, self.fc.n_codes,
+                                   self.fc.categorical, self.n_classes, depth, self.learn,
+                                   self.max_subset, self.options.min_samples_leaf, first,
+                                   first + chunk, self._error, self._tests)
+            first += chunk
+            if first >= n_tests:
+                break
+            self.check_time()
+            spent = time.perf_counter() - began
+            chunk = max(1, min(4 * chunk, int(chunk * CHUNK_SECONDS / max(spent, 1e-6))))
+        if np.isfinite(self.deadline):
+            self.chunk = chunk
+        best_cost, best_b = None, 0
+        for b in range(min(budget, 3) + 1):
+            tests = self._tests[b]
+            splits = 0 if tests[0, 0] == NO_FEATURE else int(np.count_nonzero(
+                tests[:, 0] != NO_FEATURE))
+            cost = self._error[b] + self.alpha * splits
+            if best_cost is None or cost < best_cost:
+                best_cost, best_b = cost, b
+        return best_cost, self._small_tree(self._tests[best_b])
+
+    @staticmethod
+    def _small_tree(tests: np.ndarray) -> SearchNode:
+        if tests[0, 0] == NO_FEATURE:
+            return SearchNode()
+        children = [SearchNode(tests[j].copy()) if tests[j, 0] != NO_FEATURE else SearchNode()
+                    for j in (1, 2)]
+        for child in children:
+            if child.test is not None:
+                child.left, child.right = SearchNode(), SearchNode()
+        return SearchNode(tests[0].copy(), children[0], children[1])
+
+    def budget_options(self, depth: int, budget: int):
+        """(left budget, right budget) pairs worth trying below a split."""
+        cap = (1 << (depth - 1)) - 1
+        if budget - 1 >= 2 * cap:
+            return [(cap, cap)]
+        low = max(0, budget - 1 - cap)
+        return [(b, budget - 1 - b) for b in range(low, min(cap, budget - 1) + 1)]
+
+    def lower_bound(self, rows: np.ndarray, depth: int, budget: int):
+        entry = self.cache.get((rows.tobytes(), depth, budget))
+        if entry is None:
+            return self.w.dtype.type(0)
+        return entry[0]
+
+    # -- the search --------------------------------------------------------------------------
+    def solve(self, rows: np.ndarray, depth: int, budget: int, bound, root: RootState = None):
+        """(cost, tree) of the optimum when it is below ``bound``; else (lower bound, None)
+        with the lower bound >= ``bound``."""
+        self.stats.n_subproblems += 1
+        key = (rows.tobytes(), depth, budget)
+        entry = self.cache.get(key)
+        if entry is not None:
+            self.stats.cache_hits += 1
+            value, tree = entry
+            if tree is not None:
+                return (value, tree) if value < bound else (value, None)
+            if value >= bound:
+                return value, None
+        self.check_time()
+        if self.similar and np.isfinite(bound):
+            lower = self.similarity_bound(rows, depth, budget)
+            if lower >= bound:
+                self.stats.similarity_prunes += 1
+                self.cache[key] = (lower, None)
+                return lower, None
+        if depth <= 2 or budget <= 2:
+            cost, tree = self.small(rows, depth, budget)
+            self.cache[key] = (cost, tree)
+            self.remember(rows, depth, budget, cost)
+            return (cost, tree) if cost < bound else (cost, None)
+        leaf = self.leaf_cost(rows)
+        best_cost, best_tree = bound, None
+        if leaf < bound:
+            best_cost, best_tree = leaf, SearchNode()
+        if root is not None:
+            root.found(best_cost, best_tree)
+        tests, errors = node_tests(self.codes, self.y, self.w, rows, self.fc.n_codes,
+                                   self.fc.categorical, self.n_classes, self.learn,
+                                   self.max_subset, self.options.min_samples_leaf)
+        order = np.argsort(errors, kind="stable")
+        pairs = self.budget_options(depth, budget)
+        for t in order:
+            self.check_time()
+            if root is not None and root.should_stop():
+                break
+            if best_cost <= self.alpha:  # no split can beat a perfect tree
+                break
+            test = tests[t]
+            left, right = split_rows(self.codes, rows, test)
+            for b_left, b_right in pairs:
+                cost, tree = self._solve_split(left, right, depth - 1, b_left, b_right,
+                                               best_cost)
+                if tree is not None:
+                    best_cost, best_tree = cost, SearchNode(test, tree[0], tree[1])
+                    if root is not None:
+                        root.found(best_cost, best_tree)
+        if best_tree is None:
+            self.cache[key] = (bound, None)
+            return bound, None
+        self.cache[key] = (best_cost, best_tree)
+        self.remember(rows, depth, budget, best_cost)
+        return best_cost, best_tree
+
+    def remember(self, rows: np.ndarray, depth: int, budget: int, cost) -> None:
+        """Keep the last few solved row sets per (depth, budget) for the similarity bound."""
+        if self.similar:
+            recent = self.recent.setdefault((depth, budget), [])
+            recent.insert(0, (rows, cost))
+            del recent[SIMILAR_KEPT:]
+
+    def similarity_bound(self, rows: np.ndarray, depth: int, budget: int):
+        """Lower bound from a solved row set S': removing rows of weight W from S' lowers
+        its optimum by at most W, and adding rows never lowers it, so
+        OPT(rows) >= OPT(S') - weight(S' minus rows)."""
+        best = self.w.dtype.type(0)
+        for other, cost in self.recent.get((depth, budget), ()):
+            gone = other[~np.isin(other, rows, assume_unique=True)]
+            best = max(best, cost - self.w[gone].sum())
+        return best
+
+    def _solve_split(self, left, right, depth, b_left, b_right, bound):
+        """Both children of a split below ``bound``: (cost, (left tree, right tree)) or
+        (lower bound, None)."""
+        alpha = self.alpha
+        lb_left = self.lower_bound(left, depth, b_left)
+        lb_right = self.lower_bound(right, depth, b_right)
+        if lb_left + lb_right + alpha >= bound:
+            return lb_left + lb_right + alpha, None
+        first, second = (left, b_left, lb_right), (right, b_right, lb_left)
+        swapped = right.shape[0] > left.shape[0]
+        if swapped:  # the larger child first: it leaves the tighter bound to the other
+            first, second = (right, b_right, lb_left), (left, b_left, lb_right)
+        cost_a, tree_a = self.solve(first[0], depth, first[1], bound - alpha - first[2])
+        if tree_a is None:
+            return cost_a + first[2] + alpha, None
+        cost_b, tree_b = self.solve(second[0], depth, second[1], bound - alpha - cost_a)
+        if tree_b is None:
+            return cost_a + cost_b + alpha, None
+        trees = (tree_b, tree_a) if swapped else (tree_a, tree_b)
+        return cost_a + cost_b + alpha, trees
+
+
+@dataclass
+class RootState:
+    """The incumbent of an anytime search, updated whenever the root finds a better tree."""
+
+    cost: object
+    tree: SearchNode
+    lower_bound: object
+    max_gap: float = 0.0
+    stopped_by_gap: bool = False
+
+    def found(self, cost, tree) -> None:
+        if tree is not None and cost < self.cost:
+            self.cost, self.tree = cost, tree
+
+    def should_stop(self) -> bool:
+        """True once the incumbent is within ``max_gap`` of the proven lower bound."""
+        if self.max_gap > 0 and self.cost - self.lower_bound <= self.max_gap:
+            self.stopped_by_gap = True
+        return self.stopped_by_gap
+
+
+def equivalent_points_bound(codes: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int):
+    """Misclassified weight no tree can avoid: rows with the same code on every feature
+    follow the same path, so each such group loses its weight outside its majority class."""
+    _, group = np.unique(codes, axis=0, return_inverse=True)
+    group = group.ravel()
+    table = np.zeros((int(group.max(initial=-1)) + 1, n_classes), dtype=w.dtype)
+    np.add.at(table, (group, y), w)
+    return (table.sum(axis=1) - table.max(axis=1, initial=0)).sum()
+
+
+@dataclass
+class SearchResult:
+    tree: SearchNode
+    objective: object
+    lower_bound: object
+    optimal: bool
+    timed_out: bool
+
+
+def run_search(search: Search, rows: np.ndarray, incumbent_cost, incumbent: SearchNode,
+               budget: int) -> SearchResult:
+    """Improve on the incumbent until proven optimal, the time limit or ``max_gap``."""
+    o = search.options
+    bound = equivalent_points_bound(search.codes[rows], search.y[rows], search.w[rows],
+                                    search.n_classes)
+    # the optimum is the incumbent (no worse than a leaf) or a tree with a split: that one
+    # errs at least on the equivalent points and pays the split penalty
+    state = RootState(incumbent_cost, incumbent, min(incumbent_cost, bound + search.alpha),
+                      max_gap=float(o.max_gap))
+    if state.should_stop():
+        return SearchResult(state.tree, state.cost, state.lower_bound, False, False)
+    try:
+        cost, tree = search.solve(rows, o.max_depth, budget, incumbent_cost, root=state)
+    except TimeUp:
+        lower = min(state.cost, state.lower_bound)
+        return SearchResult(state.tree, state.cost, lower, False, True)
+    state.found(cost, tree)
+    if state.stopped_by_gap:
+        return SearchResult(state.tree, state.cost, state.lower_bound, False, False)
+    return SearchResult(state.tree, state.cost, state.cost, True, False)

@@ -1,0 +1,119 @@
+"""Split families of the optimal tree: rows as integer codes, and tests back to Quercus
+splits (docs/optimal.md, "Split families").
+
+Numeric "exact": a value's code is its rank among the feature's distinct training values,
+so a test ``code <= c`` is any cut between distinct values; the tree gets the midpoint of
+the node's values on each side, as CART. Numeric "bins": the code is the number of fixed
+thresholds below the value (``numpy.quantile`` of the known values at k/(B+1), k = 1..B,
+de-duplicated), so ``code <= c`` is ``value <= thresholds[c]``. Categorical: the code is
+the category.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._kernels.optimal import KNOWN, ORDERED
+from .._kernels.split_numeric import _midpoint
+from ..tree import CATEGORICAL, NUMERIC
+
+
+@dataclass
+class FeatureCodes:
+    """The encoded rows and what turns a test back into a threshold or category map."""
+
+    codes: np.ndarray  # (n_rows, n_features) int32, -1 for missing
+    n_codes: np.ndarray  # int64 per feature
+    categorical: np.ndarray  # bool per feature
+    values: list  # per numeric feature: value of each code (exact) or the thresholds (bins)
+    binned: bool
+
+
+def bin_thresholds(column: np.ndarray, max_bins: int) -> np.ndarray:
+    """Thresholds at the quantiles k/(B+1), k = 1..B, of the known values, de-duplicated."""
+    known = column[~np.isnan(column)]
+    if known.size == 0:
+        return np.zeros(0)
+    levels = [k / (max_bins + 1) for k in range(1, max_bins + 1)]
+    return np.unique(np.quantile(known, levels))
+
+
+def encode_rows(X: np.ndarray, categorical_mask, n_categories, numeric: str,
+                max_bins: int) -> FeatureCodes:
+    """Codes of every row and feature for the chosen numeric family."""
+    n_rows, n_features = X.shape
+    codes = np.full((n_rows, n_features), -1, dtype=np.int32)
+    n_codes = np.zeros(n_features, dtype=np.int64)
+    values = []
+    for f in range(n_features):
+        column = X[:, f]
+        known = ~np.isnan(column)
+        if categorical_mask[f]:
+            codes[known, f] = column[known].astype(np.int32)
+            n_codes[f] = max(int(n_categories[f]), 1)
+            values.append(None)
+        elif numeric == "bins":
+            thresholds = bin_thresholds(column, max_bins)
+            codes[known, f] = np.searchsorted(thresholds, column[known], side="left")
+            n_codes[f] = thresholds.size + 1
+            values.append(thresholds)
+        else:
+            distinct = np.unique(column[known])
+            codes[known, f] = np.searchsorted(distinct, column[known])
+            n_codes[f] = max(distinct.size, 1)
+            values.append(distinct)
+    return FeatureCodes(codes, n_codes, np.asarray(categorical_mask, dtype=bool), values,
+                        numeric == "bins")
+
+
+@dataclass
+class FlatSplit:
+    """A test as the flat tree stores it (``missing_branch``: 0 left, 1 right)."""
+
+    kind: int
+    feature: int
+    threshold: float
+    category_map: np.ndarray | None
+    missing_branch: int
+
+
+def to_flat_split(test: np.ndarray, fc: FeatureCodes, rows: np.ndarray, n_left: int,
+                  n_right: int, missing: str) -> FlatSplit:
+    """The Quercus split of a test at a node holding ``rows``.
+
+    A node that saw no missing value sends them to the side with more rows (right on a
+    tie), as CART does, unless ``missing == "false"`` (always right). Categories absent at
+    the node follow the larger side too.
+    """
+    g, kind, param = int(test[0]), int(test[1]), int(test[2])
+    node_codes = fc.codes[rows, g]
+    has_missing = bool(np.any(node_codes < 0))
+    larger = 0 if n_left > n_right else 1
+    if missing == "false":
+        missing_branch = 1
+    elif has_missing:
+        missing_branch = 0 if test[3] == 1 else 1
+    else:
+        missing_branch = larger
+    if fc.categorical[g]:
+        present = np.unique(node_codes[node_codes >= 0])
+        branch = np.full(int(fc.n_codes[g]), larger, dtype=np.int32)
+        branch[present] = 1
+        if kind == KNOWN:
+            branch[present] = 0
+        else:
+            branch[test[5:5 + int(test[4])]] = 0
+        return FlatSplit(CATEGORICAL, g, np.nan, branch, missing_branch)
+    if kind == KNOWN:
+        return FlatSplit(NUMERIC, g, np.inf, None, 1)
+    assert kind == ORDERED
+    if fc.binned:
+        return FlatSplit(NUMERIC, g, float(fc.values[g][param]), None, missing_branch)
+    known = node_codes[node_codes >= 0]
+    low = known[known <= param].max()
+    high = known[known > param].min()
+    values = fc.values[g]
+    return FlatSplit(NUMERIC, g, float(_midpoint(values[low], values[high])), None,
+                     missing_branch)
