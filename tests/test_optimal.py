@@ -205,7 +205,7 @@ def test_onnx_export_predicts_like_the_tree():
 
     data = read_arff(ARFF / "vote.arff")  # categorical subsets and learned missing sides
     model = DecisionTreeClassifier(algorithm="optimal", max_depth=3).fit(data.X, data.y)
-    session = onnxruntime.InferenceSession(to_onnx(model).SerializeToString(),
+    session = onnxruntime.InferenceSession(to_onnx(model, inputs="encoded").SerializeToString(),
                                            providers=["CPUExecutionProvider"])
     labels, _proba = session.run(None, {"X": model.schema_.encode(data.X)})
     assert list(np.asarray(labels).ravel()) == list(model.predict(data.X))
