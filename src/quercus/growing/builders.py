@@ -99,7 +99,8 @@ def grow(splitter, rules: StoppingRules, n_classes: int, progress=None) -> Tree:
     """
     recorder = TreeRecorder(n_classes)
     n = splitter.n_rows
-    total_weight = float(splitter.sample_weight.sum())
+    # a histogram splitter sums per-class weights as counts x factors (order-free)
+    total_weight = float(getattr(splitter, "total_weight", splitter.sample_weight.sum()))
     settled = 0
 
     def settle(rows: int) -> None:
