@@ -1,0 +1,312 @@
+"""Fit Quercus's histogram CART on a Dask cluster, and predict on Dask collections.
+
+``DecisionTreeClassifier.fit`` comes here when X is a Dask DataFrame or Array (and
+``splitter`` is ``"hist"`` or ``"auto"``); Dask is imported only then. The passes:
+
+1. **scan** (a task per partition): row counts, the distinct values that decide column
+   kinds and categories, the class labels; then a bottom-k row sample for the bin edges
+   (keys hashed from the global row index, so the sample is the same however the data is
+   partitioned);
+2. **bin** (a task per partition, kept on the workers): encode and bin the rows;
+3. **levels**: per tree level, one task per worker counts (node, feature, bin, class)
+   over its partitions; the driver sums the integer counts and runs Quercus's own split
+   search and tree recorder on them (``quercus.dask._levels``).
+
+The tree equals ``fit(X, y, splitter="hist")`` on one machine given the same bin edges,
+byte for byte in the model file, for any partitioning: integer counts add up exactly in any
+order, and class weights multiply the sums once, as ``HistSplitter`` does.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from asyncio import CancelledError
+from collections.abc import Callable
+from contextlib import contextmanager, suppress
+
+import numpy as np
+
+from .. import params as P
+from ..binning import SAMPLE_ROWS
+from ..errors import DataError, QuercusError
+from ..learners import CRITERIA, DEFAULT_CRITERION
+from ..pruning.cost_complexity import prune
+from . import _scan, _worker
+from ._levels import ClusterSplitter, LevelStats, grow_levels
+
+__all__ = [
+    "ClusterError",
+    "LevelStats",
+    "apply",
+    "fit",
+    "is_dask",
+    "predict",
+    "predict_proba",
+]
+
+_REFUSAL = ("a Dask collection can only be fitted with algorithm='cart' and splitter='hist' "
+            "(or 'auto')")
+
+
+class ClusterError(QuercusError, RuntimeError):
+    """The Dask cluster failed or stopped answering during a fit."""
+
+
+def is_dask(obj) -> bool:
+    """True for a Dask collection (duck typing: Dask is not imported)."""
+    return hasattr(obj, "__dask_graph__") and not isinstance(obj, type)
+
+
+def _timeout_seconds(value) -> float:
+    if isinstance(value, str):
+        from dask.utils import parse_timedelta
+
+        return float(parse_timedelta(value))
+    return float(value)
+
+
+def fit(estimator, X, y, sample_weight=None, *, client=None, sample_rows: int = SAMPLE_ROWS,
+        seed: int = 0, level_timeout="10 minutes", on_level: Callable | None = None,
+        progress: Callable | None = None):
+    """Fit ``estimator`` (a ``DecisionTreeClassifier``) on Dask collections X and y.
+
+    Parameters
+    ----------
+    estimator : DecisionTreeClassifier
+        With ``algorithm="cart"`` and ``splitter`` ``"hist"`` or ``"auto"``.
+    X : dask DataFrame or 2-D dask Array (one chunk across the columns)
+    y : dask Series or 1-D dask Array, partitioned like X
+    sample_weight : None
+        Not supported yet on a cluster (``class_weight`` is).
+    client : distributed.Client, optional
+        Default: the current client (``distributed.get_client()``).
+    sample_rows : int
+        Rows sampled for the bin edges (as ``BinMapper``).
+    seed : int
+        Seed of the sample's row keys.
+    level_timeout : str or float
+        Longest wait for any one pass or level (e.g. ``"10 minutes"`` or seconds); past it the
+        fit raises ``ClusterError`` instead of hanging.
+    on_level : callable, optional
+        Called with a ``LevelStats`` after each level.
+    progress : callable, optional
+        Called with the share of the rows settled in leaves (0 to 1).
+
+    Returns
+    -------
+    estimator, fitted: an ordinary tree (save, export, explain all work).
+    """
+    if estimator.algorithm != "cart" or estimator.splitter not in ("hist", "auto"):
+        raise ValueError(_REFUSAL)
+    if sample_weight is not None:
+        raise ValueError("sample_weight is not supported with a Dask X yet; class_weight is")
+    if P.resolve_max_leaf_nodes(estimator.max_leaf_nodes) is not None:
+        raise ValueError("max_leaf_nodes (best-first growth) is not supported with a Dask X "
+                         "yet")
+    criterion = DEFAULT_CRITERION["cart"] if estimator.criterion is None else estimator.criterion
+    P.check_choice("criterion", criterion, CRITERIA["cart"])
+    max_bins = P.resolve_max_bins(estimator.max_bins)
+    timeout = _timeout_seconds(level_timeout)
+    x_parts, y_parts, names, has_names = _scan.partitions(X, y)
+    client = _client(client)
+    fit_id = uuid.uuid4().hex[:12]
+    try:
+        return _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id,
+                    criterion, max_bins, sample_rows, seed, timeout, on_level, progress)
+    finally:
+        with suppress(Exception):  # the cluster may be gone: nothing to clean then
+            if client.status == "running":
+                client.run(_worker.forget, fit_id)
+
+
+def _client(client):
+    if client is not None:
+        return client
+    try:
+        from distributed import get_client
+
+        return get_client()
+    except ValueError:
+        raise ClusterError("no Dask client: create one (distributed.Client(...)) or pass "
+                           "client=") from None
+
+
+@contextmanager
+def _cluster_errors(what: str, timeout: float):
+    """Turn what a failing or vanished cluster raises into one-line errors."""
+    from distributed import TimeoutError as DaskTimeout
+
+    try:
+        yield
+    except QuercusError:
+        raise
+    except (DaskTimeout, TimeoutError):
+        raise ClusterError(f"the Dask cluster did not finish {what} within {timeout:g} s") \
+            from None
+    except (ValueError, KeyError, TypeError, IndexError) as exc:  # the data's, on a worker
+        raise DataError(f"{what}: {exc}".replace("\n", " ")) from None
+    except (Exception, CancelledError) as exc:  # noqa: BLE001 - killed workers, lost comms
+        raise ClusterError(f"the Dask cluster failed during {what}: {type(exc).__name__}: "
+                           f"{exc}".replace("\n", " ")) from None
+
+
+def _gather(client, futures, timeout: float, what: str):
+    """Results of ``futures``, or a one-line ClusterError after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    with _cluster_errors(what, timeout):
+        return [f.result(timeout=max(deadline - time.monotonic(), 0.001)) for f in futures]
+
+
+def _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id, criterion,
+         max_bins, sample_rows, seed, timeout, on_level, progress):
+    from dask import delayed
+
+    # 1. scan: lengths, values that decide kinds and categories, labels
+    columns = _scan.value_columns(X, names, estimator.categorical_features)
+    described = _gather(client, client.compute(
+        [delayed(_scan.describe)(xp, yp, columns) for xp, yp in zip(x_parts, y_parts)]),
+        timeout, "the scan")
+    for i, d in enumerate(described):
+        if d["rows"] != d["labels_rows"]:
+            raise DataError(f"partition {i} of X has {d['rows']} rows but y's has "
+                            f"{d['labels_rows']}: y must be partitioned like X")
+    n_rows = sum(d["rows"] for d in described)
+    if n_rows == 0:
+        raise DataError("X has no rows")
+    schema = _scan.infer(X, y, names, described, columns, estimator.categorical_features)
+    starts = np.concatenate([[0], np.cumsum([d["rows"] for d in described])])
+    k = max(int(sample_rows), 1)
+    samples = _gather(client, client.compute(
+        [delayed(_scan.sample)(xp, yp, schema, int(s), seed, k)
+         for xp, yp, s in zip(x_parts, y_parts, starts)]), timeout, "the sample")
+    n_known = sum(s[2] for s in samples)
+    if n_known == 0:
+        raise DataError("no training rows with a known class label")
+    binner = _scan.fit_binner(samples, n_known, schema, max_bins, k, seed)
+    del samples
+    # 2. bin: one persisted task per partition, recomputable from its source
+    parts = client.compute([delayed(_worker.bin_partition)(xp, yp, schema, binner)
+                            for xp, yp in zip(x_parts, y_parts)])
+    class_counts = np.zeros(len(schema.classes), dtype=np.int64)
+    label_counts = client.map(_label_counts, parts, n_classes=len(schema.classes),
+                              pure=False)
+    for c in _gather(client, label_counts, timeout, "binning"):
+        class_counts += c
+    # 3. levels
+    n_classes = len(schema.classes)
+    factor = _class_factors(estimator.class_weight, class_counts, schema.classes.values)
+    settings = estimator._settings(n_known, np.zeros(0), False, criterion)
+    options = {"categorical_mask": schema.categorical_mask,
+               "n_categories": schema.n_categories, "n_classes": n_classes,
+               "criterion": criterion, "min_samples_leaf": settings.rules.min_samples_leaf,
+               "min_weight_leaf": settings.rules.min_weight_leaf}
+    splitter = ClusterSplitter(binner, factor, **options)
+    total_weight = float((class_counts * factor).sum())
+    shape = (schema.n_features, binner.missing_bin_ + 1, n_classes)
+
+    def count_round(level, tables, hist_of_slot, n_hists):
+        with _cluster_errors(f"level {level}", timeout):
+            futures = _level_tasks(client, parts, fit_id, level, tables, hist_of_slot,
+                                   n_hists, shape)
+        total = np.zeros((n_hists,) + shape, dtype=np.int64)
+        for counts in _gather(client, futures, timeout, f"level {level}"):
+            total += counts
+        return total
+
+    tree = grow_levels(splitter, settings.rules, n_classes, class_counts, total_weight,
+                       count_round, on_level=on_level, progress=progress)
+    estimator.tree_ = prune(tree, settings.ccp_alpha)
+    estimator._set_fitted(schema, has_names)
+    return estimator
+
+
+def _label_counts(part: dict, n_classes: int) -> np.ndarray:
+    return np.bincount(part["y"], minlength=n_classes).astype(np.int64)
+
+
+def _class_factors(class_weight, counts: np.ndarray, classes) -> np.ndarray:
+    """``params.class_weight_factors`` per class, from the class counts."""
+    if isinstance(class_weight, str) and class_weight == "balanced":
+        counts = counts.astype(float)
+        present = counts > 0
+        factor = np.ones(counts.shape[0])
+        factor[present] = int(counts.sum()) / (np.count_nonzero(present) * counts[present])
+        return factor
+    return P.class_weight_factors(class_weight, np.arange(len(classes), dtype=np.int32),
+                                  classes)
+
+
+def _level_tasks(client, parts, fit_id, level, tables, hist_of_slot, n_hists, shape):
+    """One task per worker over the partitions it holds (placed by the current worker map;
+    other workers are allowed, so a lost worker's share runs elsewhere)."""
+    who = client.who_has(parts)
+    workers = sorted(client.scheduler_info(n_workers=-1)["workers"]) or [None]
+    owned: dict = {}
+    for i, fut in enumerate(parts):
+        holders = sorted(who.get(fut.key, ()))
+        owner = holders[0] if holders else workers[i % len(workers)]
+        owned.setdefault(owner, []).append(i)
+    futures = []
+    for worker, indices in sorted(owned.items(), key=lambda item: str(item[0])):
+        futures.append(client.submit(
+            _worker.level_counts, fit_id, level, tables, hist_of_slot, n_hists, shape,
+            indices, *[parts[i] for i in indices],
+            workers=None if worker is None else [worker], allow_other_workers=True,
+            pure=False, key=f"quercus-level-{fit_id}-{level}-{len(futures)}"))
+    return futures
+
+
+def _map(estimator, X, method: str):
+    import dask.array as da
+    import dask.dataframe as dd
+    import pandas as pd
+
+    estimator._check_fitted()
+    if isinstance(X, dd.DataFrame):
+        if method == "predict_proba":
+            meta = pd.DataFrame({i: np.zeros(0) for i in range(estimator.n_classes_)})
+            return X.map_partitions(_proba_frame, estimator, meta=meta).to_dask_array()
+        dtype = np.int64 if method == "apply" else estimator.classes_.dtype
+        return X.map_partitions(_series, estimator, method, meta=pd.Series([], dtype=dtype))
+    if isinstance(X, da.Array):
+        if X.ndim != 2:
+            raise DataError(f"X must be a 2-D Dask array; got {X.ndim} dimension(s)")
+        X = X.rechunk({1: -1}) if X.numblocks[1] != 1 else X
+        if method == "predict_proba":
+            return X.map_blocks(_block, estimator, method, dtype=np.float64,
+                                chunks=(X.chunks[0], (estimator.n_classes_,)))
+        dtype = np.int64 if method == "apply" else estimator.classes_.dtype
+        return X.map_blocks(_block, estimator, method, dtype=dtype, drop_axis=1)
+    raise DataError(f"expected a Dask DataFrame or Array; got {type(X).__name__}")
+
+
+def _series(part, estimator, method):
+    import pandas as pd
+
+    return pd.Series(getattr(estimator, method)(part), index=part.index)
+
+
+def _proba_frame(part, estimator):
+    import pandas as pd
+
+    return pd.DataFrame(estimator.predict_proba(part), index=part.index)
+
+
+def _block(block, estimator, method):
+    return getattr(estimator, method)(block)
+
+
+def predict(estimator, X):
+    """Predicted classes of a Dask X: a Dask Series (DataFrame X) or Array (Array X)."""
+    return _map(estimator, X, "predict")
+
+
+def predict_proba(estimator, X):
+    """Class probabilities of a Dask X: a Dask Array (n_rows, n_classes)."""
+    return _map(estimator, X, "predict_proba")
+
+
+def apply(estimator, X):
+    """Leaf ids of a Dask X: a Dask Series or Array."""
+    return _map(estimator, X, "apply")

@@ -1,0 +1,72 @@
+"""What runs on the Dask workers: binning a partition, and one level's class counts.
+
+Nothing here holds state that a lost worker would take with it. A binned partition is a
+task result with lineage (the scheduler recomputes it from the source partition). The
+row -> node-slot arrays live in ``_SLOTS``, a cache of this worker process: on a miss (a
+restarted worker, a partition moved to another worker) a task rebuilds them by replaying
+the split tables it receives, so the answer never depends on which worker runs it.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from .._kernels.class_counts import add_class_counts, advance_slots
+
+# (fit id, partition index) -> (level, int32 row -> slot array); slot -1: row settled
+_SLOTS: dict = {}
+_LOCK = threading.Lock()
+
+
+def bin_partition(X_part, y_part, schema, binner) -> dict:
+    """Encode one partition with the fitted schema and bin it: ``binned`` (n_features,
+    n_known) and ``y`` (int32 class codes) of the rows whose class is known."""
+    X = schema.encode(X_part)
+    y = schema.encode_labels(y_part)
+    if X.shape[0] != y.shape[0]:
+        raise ValueError(f"a partition of X has {X.shape[0]} rows but y's has {y.shape[0]}")
+    known = y >= 0
+    if not known.all():
+        X, y = X[known], y[known]
+    return {"binned": np.ascontiguousarray(binner.transform(X)),
+            "y": np.ascontiguousarray(y, dtype=np.int32)}
+
+
+def _slots(fit_id: str, index: int, level: int, tables: list, part: dict) -> np.ndarray:
+    """Partition ``index``'s row -> slot array at ``level``, from the cache or replayed."""
+    with _LOCK:
+        cached = _SLOTS.get((fit_id, index))
+    if cached is None or cached[0] > level or cached[1].shape[0] != part["y"].shape[0]:
+        start, slots = 0, np.zeros(part["y"].shape[0], dtype=np.int32)
+    else:
+        start, slots = cached[0], cached[1].copy()
+    for d in range(start, level):
+        advance_slots(slots, part["binned"], *tables[d])
+    with _LOCK:
+        _SLOTS[(fit_id, index)] = (level, slots)
+    return slots
+
+
+def level_counts(fit_id: str, level: int, tables: list, hist_of_slot: np.ndarray,
+                 n_hists: int, shape: tuple, indices: list, *parts: dict) -> np.ndarray:
+    """Class counts (n_hists, n_features, bins, classes) of this worker's partitions at
+    ``level``: a row in slot s adds to histogram ``hist_of_slot[s]`` when that is >= 0."""
+    out = np.zeros((n_hists,) + tuple(shape), dtype=np.int32)
+    for index, part in zip(indices, parts):
+        slots = _slots(fit_id, index, level, tables, part)
+        if n_hists == 0 or slots.shape[0] == 0:
+            continue
+        hist_index = np.where(slots >= 0, hist_of_slot[np.maximum(slots, 0)], -1)
+        add_class_counts(part["binned"], part["y"], hist_index.astype(np.int32), out)
+    return out
+
+
+def forget(fit_id: str) -> int:
+    """Drop a finished fit's cached slot arrays (run on every worker)."""
+    with _LOCK:
+        keys = [k for k in _SLOTS if k[0] == fit_id]
+        for k in keys:
+            del _SLOTS[k]
+    return len(keys)

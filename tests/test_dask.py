@@ -1,0 +1,241 @@
+"""Fitting on a Dask cluster (quercus.dask): the same model file as one machine, for any
+partitioning, through a killed worker; clear refusals; Dask predict.
+
+One LocalCluster of 2 worker processes serves the module. The reference is always the
+single-machine fit on the same rows (``fit(X, y, splitter="hist")``, or ``fit_binned`` with
+the same bin edges when the bins come from a sample).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+distributed = pytest.importorskip("distributed")
+dd = pytest.importorskip("dask.dataframe")
+da = pytest.importorskip("dask.array")
+pytest.importorskip("pyarrow")
+
+import itertools
+
+from quercus import DecisionTreeClassifier
+from quercus.binning import BinMapper
+from quercus.dask import ClusterError
+from quercus.dask._scan import row_keys
+from quercus.errors import DataError
+
+
+def _warm():
+    """Compile (or load from numba's cache) the worker kernels once per process."""
+    from quercus._kernels.class_counts import add_class_counts, advance_slots
+
+    binned = np.zeros((1, 2), dtype=np.uint8)
+    add_class_counts(binned, np.zeros(2, np.int32), np.zeros(2, np.int32),
+                     np.zeros((1, 1, 1, 1), np.int32))
+    advance_slots(np.zeros(2, np.int32), binned, np.zeros(1, np.int32),
+                  np.zeros((1, 1), np.bool_), np.zeros(1, np.int32), np.zeros(1, np.int32))
+    return os.getpid()
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None, memory_limit="2GiB")
+    client = distributed.Client(cluster)
+    client.run(_warm)
+    yield client
+    client.close()
+    cluster.close()
+
+
+def _data(n=1500, n_classes=3, seed=0):
+    """Numeric with NaN, a feature with repeated values, a text column with missing cells,
+    and a label with some missing values."""
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=n)
+    b = np.round(rng.normal(size=n), 1)
+    c = rng.choice(["red", "green", "blue", "grey", None], n)
+    score = a + 0.8 * (c == "red") - 0.5 * (c == "blue") + 0.3 * b + rng.normal(0, 0.6, n)
+    cuts = np.quantile(score, np.linspace(0, 1, n_classes + 1)[1:-1])
+    labels = np.array([f"k{i}" for i in range(n_classes)], dtype=object)[np.digitize(score, cuts)]
+    a[rng.random(n) < 0.05] = np.nan
+    labels[rng.random(n) < 0.02] = None
+    X = pd.DataFrame({"a": a, "b": b, "c": pd.Series(c, dtype=object)})
+    return X, pd.Series(labels, name="label")
+
+
+def _model_bytes(est, tmp_path, name):
+    path = tmp_path / f"{name}.json"
+    est.save(path)
+    return path.read_bytes()
+
+
+def _split(X, y, sizes):
+    """Dask collections with partitions of the given sizes (0 allowed)."""
+    bounds = np.concatenate([[0], np.cumsum(sizes)])
+    xs = [X.iloc[s:e] for s, e in itertools.pairwise(bounds)]
+    ys = [y.iloc[s:e] for s, e in itertools.pairwise(bounds)]
+    return (dd.concat([dd.from_pandas(p, npartitions=1) for p in xs]),
+            dd.concat([dd.from_pandas(p, npartitions=1) for p in ys]))
+
+
+@pytest.mark.parametrize("params", [
+    {"max_depth": 5},
+    {"max_depth": None, "min_samples_leaf": 5},
+    {"max_depth": 8, "min_impurity_decrease": 0.002, "criterion": "entropy"},
+    {"max_depth": 6, "ccp_alpha": 0.004},
+    {"max_depth": 6, "class_weight": "balanced"},
+    {"max_depth": 4, "class_weight": {"k0": 0.3, "k2": 3.0}, "min_weight_fraction_leaf": 0.05},
+])
+def test_same_model_file_as_one_machine(client, tmp_path, params):
+    X, y = _data()
+    local = DecisionTreeClassifier(splitter="hist", **params).fit(X, y)
+    est = DecisionTreeClassifier(splitter="hist", **params).fit(
+        dd.from_pandas(X, npartitions=3), dd.from_pandas(y, npartitions=3))
+    assert _model_bytes(est, tmp_path, "dask") == _model_bytes(local, tmp_path, "local")
+    assert est.tree_.n_nodes > 7
+
+
+@pytest.mark.parametrize("n_classes", [2, 5])
+def test_class_counts_and_a_dask_array(client, tmp_path, n_classes):
+    X, y = _data(n=1200, n_classes=n_classes, seed=3)
+    Xn = X[["a", "b"]].to_numpy()
+    codes = pd.Series(y).map({f"k{i}": i for i in range(n_classes)}).fillna(-1).to_numpy()
+    yn = np.where(codes < 0, np.nan, codes)
+    local = DecisionTreeClassifier(splitter="hist", max_depth=7).fit(Xn, yn)
+    est = DecisionTreeClassifier(splitter="auto", max_depth=7).fit(  # auto: hist on Dask
+        da.from_array(Xn, chunks=(500, 2)), da.from_array(yn, chunks=500))
+    assert list(est.classes_) == list(local.classes_) and len(est.classes_) == n_classes
+    est.set_params(splitter="hist")  # the model file records the parameter; the tree is hist's
+    assert _model_bytes(est, tmp_path, "dask") == _model_bytes(local, tmp_path, "local")
+
+
+def test_any_partitioning_gives_the_same_bytes(client, tmp_path):
+    X, y = _data(n=1800, seed=1)
+    reference = _model_bytes(
+        DecisionTreeClassifier(splitter="hist", max_depth=7).fit(X, y), tmp_path, "local")
+    for sizes in ([1800], [600, 600, 600], [225] * 8, [10, 1500, 0, 290], [0, 1799, 1]):
+        Xd, yd = _split(X, y, sizes)
+        est = DecisionTreeClassifier(splitter="hist", max_depth=7).fit(Xd, yd)
+        assert _model_bytes(est, tmp_path, "dask") == reference, sizes
+
+
+def test_sampled_bins_equal_fit_binned_and_ignore_partitioning(client, tmp_path):
+    # 6000 known rows, bins from a 700-row sample: quantile edges. The sample is the 700 rows
+    # with the smallest keys of (seed, global row index), so it is rebuilt here from the keys.
+    rng = np.random.default_rng(7)
+    n = 6000
+    Xn = rng.normal(size=(n, 4))
+    Xn[rng.random((n, 4)) < 0.03] = np.nan
+    yn = (np.nan_to_num(Xn[:, 0]) + 0.5 * np.nan_to_num(Xn[:, 1]) ** 2
+          + rng.normal(0, 0.7, n) > 0.4).astype(float)
+    keys = row_keys(0, 0, n)
+    sample = Xn[np.sort(np.argsort(keys, kind="stable")[:700])]
+    binner = BinMapper(32, sample_rows=700).fit(sample, [False] * 4, [0] * 4, complete=False)
+    assert len(binner.edges_[2]) == 31  # quantile bins, not one per value
+    from quercus.data.schema import infer_schema
+
+    schema = infer_schema(Xn, yn)
+    local = DecisionTreeClassifier(splitter="hist", max_depth=8, max_bins=32).fit_binned(
+        binner.transform(Xn), yn.astype(np.int32), schema, binner)
+    local._set_fitted(schema, False)
+    reference = _model_bytes(local, tmp_path, "local")
+    for chunks in (6000, 1000, (100, 4000, 1900)):
+        est = DecisionTreeClassifier(splitter="hist", max_depth=8, max_bins=32)
+        from quercus.dask import fit as dask_fit
+
+        dask_fit(est, da.from_array(Xn, chunks=(chunks, 4)), da.from_array(yn, chunks=chunks),
+                 sample_rows=700)
+        assert _model_bytes(est, tmp_path, "dask") == reference, chunks
+
+
+def test_a_worker_killed_mid_fit_changes_nothing(client, tmp_path):
+    X, y = _data(n=3000, seed=5)
+    reference = _model_bytes(
+        DecisionTreeClassifier(splitter="hist", max_depth=9).fit(X, y), tmp_path, "local")
+    before = set(client.run(os.getpid).values())
+    killed = []
+
+    def kill_at_level_3(stats):
+        if stats.level == 3 and not killed:
+            pids = client.run(os.getpid)
+            worker = min(pids)
+            os.kill(pids[worker], signal.SIGKILL)
+            killed.append(worker)
+
+    from quercus.dask import fit as dask_fit
+
+    est = DecisionTreeClassifier(splitter="hist", max_depth=9)
+    dask_fit(est, dd.from_pandas(X, npartitions=6), dd.from_pandas(y, npartitions=6),
+             on_level=kill_at_level_3)
+    assert killed
+    assert _model_bytes(est, tmp_path, "dask") == reference
+    client.wait_for_workers(2, timeout=60)
+    assert set(client.run(os.getpid).values()) != before  # a new worker process replaced it
+
+
+def test_a_vanished_cluster_raises_within_the_timeout(tmp_path):
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                       dashboard_address=None)
+    own = distributed.Client(cluster, set_as_default=False)
+    X, y = _data(n=800, seed=2)
+
+    def close_at_level_1(stats):
+        if stats.level == 1:
+            cluster.close()
+
+    from quercus.dask import fit as dask_fit
+
+    began = time.monotonic()
+    with pytest.raises(ClusterError, match="Dask cluster"):
+        dask_fit(DecisionTreeClassifier(splitter="hist", max_depth=6),
+                 dd.from_pandas(X, npartitions=2), dd.from_pandas(y, npartitions=2),
+                 client=own, level_timeout=20, on_level=close_at_level_1)
+    assert time.monotonic() - began < 45
+    own.close()
+
+
+def test_refusals_are_one_line(client):
+    X, y = _data(n=300)
+    Xd, yd = dd.from_pandas(X, npartitions=2), dd.from_pandas(y, npartitions=2)
+    for est in (DecisionTreeClassifier(splitter="exact"),
+                DecisionTreeClassifier(algorithm="c45")):
+        with pytest.raises(ValueError, match="algorithm='cart' and splitter='hist'"):
+            est.fit(Xd, yd)
+    Xn = X[["a", "b"]].to_numpy()
+    with pytest.raises(ValueError, match="chunked along its columns"):
+        DecisionTreeClassifier(splitter="hist").fit(da.from_array(Xn, chunks=(100, 1)),
+                                                    da.from_array(np.ones(300), chunks=100))
+    with pytest.raises(ValueError, match="partitions but X has"):
+        DecisionTreeClassifier(splitter="hist").fit(Xd, dd.from_pandas(y, npartitions=3))
+    shifted = dd.concat([dd.from_pandas(y.iloc[:100], npartitions=1),
+                         dd.from_pandas(y.iloc[100:], npartitions=1)])
+    with pytest.raises(DataError, match="partition 0 of X has 150 rows but y's has 100"):
+        DecisionTreeClassifier(splitter="hist").fit(Xd, shifted)
+    with pytest.raises(ValueError, match="y must be a Dask Series"):
+        DecisionTreeClassifier(splitter="hist").fit(Xd, y)
+    for message in ("chunked along its columns", "partitions but X has"):
+        assert "\n" not in message
+
+
+def test_predict_on_dask_input_returns_dask_collections(client):
+    X, y = _data(n=900, seed=4)
+    est = DecisionTreeClassifier(splitter="hist", max_depth=5).fit(X, y)
+    Xd = dd.from_pandas(X, npartitions=3)
+    predicted, proba, leaves = est.predict(Xd), est.predict_proba(Xd), est.apply(Xd)
+    assert isinstance(predicted, dd.Series) and isinstance(leaves, dd.Series)
+    assert isinstance(proba, da.Array)
+    np.testing.assert_array_equal(predicted.compute().to_numpy(), est.predict(X))
+    np.testing.assert_array_equal(proba.compute(), est.predict_proba(X))
+    np.testing.assert_array_equal(leaves.compute().to_numpy(), est.apply(X))
+    Xn = X[["a", "b"]].to_numpy()
+    numeric = DecisionTreeClassifier(splitter="hist", max_depth=4).fit(Xn, y.fillna("k0"))
+    Xa = da.from_array(Xn, chunks=(400, 1))  # column chunks are fine for predict
+    np.testing.assert_array_equal(numeric.predict(Xa).compute(), numeric.predict(Xn))
+    np.testing.assert_array_equal(numeric.predict_proba(Xa).compute(),
+                                  numeric.predict_proba(Xn))
