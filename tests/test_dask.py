@@ -239,3 +239,71 @@ def test_predict_on_dask_input_returns_dask_collections(client):
     np.testing.assert_array_equal(numeric.predict(Xa).compute(), numeric.predict(Xn))
     np.testing.assert_array_equal(numeric.predict_proba(Xa).compute(),
                                   numeric.predict_proba(Xn))
+
+
+# -- the command line ----------------------------------------------------------------------
+def _cli(*argv):
+    from quercus.cli import main
+
+    return main([str(a) for a in argv])
+
+
+def test_cli_csv_on_a_cluster_equals_the_in_memory_train(client, tmp_path, capsys):
+    # A messy CSV: a numeric column with empty cells and '?', a text column with spaces
+    # and missing cells, integer class labels with one missing.
+    rng = np.random.default_rng(9)
+    n = 700
+    a = np.round(rng.normal(size=n), 3).astype(object)
+    a[rng.random(n) < 0.05] = ""
+    a[rng.random(n) < 0.02] = "?"
+    c = rng.choice([" red", "green ", "blue", ""], n)
+    label = (rng.random(n) < 0.5).astype(int).astype(object)
+    label[5] = ""
+    path = tmp_path / "messy.csv"
+    pd.DataFrame({"a": a, "c": c, "label": label}).to_csv(path, index=False)
+    assert _cli("train", path, "--target", "label", "--splitter", "hist", "--max-depth", 6,
+                "--out", tmp_path / "memory.json") == 0
+    address = client.scheduler.address
+    assert _cli("train", path, "--target", "label", "--splitter", "hist", "--max-depth", 6,
+                "--scheduler", address, "--out", tmp_path / "dask.json") == 0
+    err = capsys.readouterr().err
+    assert "level 0: 1 nodes, 1 histograms" in err
+    assert (tmp_path / "dask.json").read_bytes() == (tmp_path / "memory.json").read_bytes()
+
+
+def test_cli_parquet_glob_equals_the_library_fit(client, tmp_path):
+    X, y = _data(n=1000, seed=8)
+    frame = X.assign(label=y)
+    (tmp_path / "data").mkdir()
+    for i, (s, e) in enumerate([(0, 300), (300, 650), (650, 1000)]):
+        frame.iloc[s:e].to_parquet(tmp_path / "data" / f"part-{i}.parquet")
+    assert _cli("train", tmp_path / "data" / "*.parquet", "--target", "label", "--splitter",
+                "hist", "--max-depth", 5, "--scheduler", client.scheduler.address,
+                "--out", tmp_path / "dask.json") == 0
+    local = DecisionTreeClassifier(splitter="hist", max_depth=5).fit(X, y)
+    # the library fit with the CLI's parameters (its defaults differ only in ones unused)
+    from quercus.export.model_file import load_model
+
+    model = load_model(tmp_path / "dask.json")
+    np.testing.assert_array_equal(model.tree_.threshold, local.tree_.threshold)
+    np.testing.assert_array_equal(model.tree_.value, local.tree_.value)
+    assert list(model.feature_names_in_) == ["a", "b", "c"]
+
+
+def test_cli_refusals_exit_2_with_one_line(tmp_path, capsys, monkeypatch):
+    from quercus.dask import command
+
+    monkeypatch.setattr(command, "CONNECT_SECONDS", 2)
+    data = tmp_path / "d.csv"
+    data.write_text("a,y\n1,0\n2,1\n")
+    assert _cli("train", data, "--target", "y", "--scheduler", "tcp://127.0.0.1:9",
+                "--splitter", "hist", "--out", tmp_path / "m.json") == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("quercus: error: cannot reach the Dask scheduler at tcp://127.0.0.1:9 "
+                          "within 2 s")
+    assert "\n" not in err
+    assert _cli("train", data, "--target", "y", "--scheduler", "local:2",
+                "--out", tmp_path / "m.json") == 2  # the exact splitter (the CLI default)
+    assert capsys.readouterr().err.strip() == ("quercus: error: --scheduler needs --algorithm "
+                                               "cart and --splitter hist (or auto)")
+    assert not (tmp_path / "m.json").exists()

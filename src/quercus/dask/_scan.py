@@ -49,7 +49,7 @@ def partitions(X, y) -> tuple[list, list, list[str], bool]:
         x_parts = list(X.to_delayed()[:, 0])
         names, has_names = [f"x{j}" for j in range(X.shape[1])], False
     elif isinstance(X, dd.DataFrame):
-        x_parts = list(X.to_delayed())
+        x_parts = list(X.to_delayed(optimize_graph=False))
         names, has_names = [str(c) for c in X.columns], True
     else:
         raise ValueError(f"X must be a Dask DataFrame or Array; got "  # noqa: TRY004
@@ -63,7 +63,9 @@ def partitions(X, y) -> tuple[list, list, list[str], bool]:
             raise ValueError(f"y's chunks {y.chunks[0]} do not line up with X's row chunks "
                              f"{X.chunks[0]}")
     elif isinstance(y, dd.Series):
-        y_parts = list(y.to_delayed())
+        # unoptimised: the optimiser may fuse X's and y's partitions differently (a Parquet
+        # read of few columns); the scan then checks that their lengths agree
+        y_parts = list(y.to_delayed(optimize_graph=False))
     else:
         raise ValueError(  # noqa: TRY004 - a user's mistake: one line from the CLI
             f"with a Dask X, y must be a Dask Series or 1-D Array partitioned like X; got "
