@@ -154,7 +154,8 @@ def test_sampled_bins_equal_fit_binned_and_ignore_partitioning(client, tmp_path)
         assert _model_bytes(est, tmp_path, "dask") == reference, chunks
 
 
-def test_a_worker_killed_mid_fit_changes_nothing(client, tmp_path):
+@pytest.mark.parametrize("when", ["level 3", "subtrees apart"])
+def test_a_worker_killed_mid_fit_changes_nothing(client, tmp_path, when):
     X, y = _data(n=3000, seed=5)
     reference = _model_bytes(
         DecisionTreeClassifier(splitter="hist", max_depth=9).fit(X, y), tmp_path, "local")
@@ -162,7 +163,8 @@ def test_a_worker_killed_mid_fit_changes_nothing(client, tmp_path):
     killed = []
 
     def kill_at_level_3(stats):
-        if stats.level == 3 and not killed:
+        due = stats.level == 3 if when == "level 3" else stats.apart > 0
+        if due and not killed:
             pids = client.run(os.getpid)
             worker = min(pids)
             os.kill(pids[worker], signal.SIGKILL)
@@ -307,3 +309,23 @@ def test_cli_refusals_exit_2_with_one_line(tmp_path, capsys, monkeypatch):
     assert capsys.readouterr().err.strip() == ("quercus: error: --scheduler needs --algorithm "
                                                "cart and --splitter hist (or auto)")
     assert not (tmp_path / "m.json").exists()
+
+
+@pytest.mark.parametrize("local_rows", [0, 150, 10**9])
+def test_subtrees_grown_apart_change_nothing(client, tmp_path, local_rows):
+    # 0: every level on the cluster; 10**9: every node below the root grown on one worker
+    X, y = _data(n=1500, seed=6)
+    reference = _model_bytes(
+        DecisionTreeClassifier(splitter="hist", max_depth=None, min_samples_leaf=2).fit(X, y),
+        tmp_path, "local")
+    from quercus.dask import fit as dask_fit
+
+    levels = []
+    est = DecisionTreeClassifier(splitter="hist", max_depth=None, min_samples_leaf=2)
+    dask_fit(est, dd.from_pandas(X, npartitions=4), dd.from_pandas(y, npartitions=4),
+             local_rows=local_rows, on_level=levels.append)
+    assert _model_bytes(est, tmp_path, "dask") == reference
+    apart = sum(stats.apart for stats in levels)
+    assert (apart == 0) == (local_rows == 0)
+    if local_rows == 10**9:
+        assert len(levels) == 2 and apart == 2  # the root's two children

@@ -45,6 +45,7 @@ __all__ = [
     "predict_proba",
 ]
 
+LOCAL_ROWS_MAX = 2_000_000
 _REFUSAL = ("a Dask collection can only be fitted with algorithm='cart' and splitter='hist' "
             "(or 'auto')")
 
@@ -67,8 +68,8 @@ def _timeout_seconds(value) -> float:
 
 
 def fit(estimator, X, y, sample_weight=None, *, client=None, sample_rows: int = SAMPLE_ROWS,
-        seed: int = 0, level_timeout="10 minutes", on_level: Callable | None = None,
-        progress: Callable | None = None):
+        seed: int = 0, local_rows="auto", level_timeout="10 minutes",
+        on_level: Callable | None = None, progress: Callable | None = None):
     """Fit ``estimator`` (a ``DecisionTreeClassifier``) on Dask collections X and y.
 
     Parameters
@@ -85,6 +86,10 @@ def fit(estimator, X, y, sample_weight=None, *, client=None, sample_rows: int = 
         Rows sampled for the bin edges (as ``BinMapper``).
     seed : int
         Seed of the sample's row keys.
+    local_rows : int or "auto"
+        A node that may split and holds at most this many rows has its rows sent to one
+        worker, which grows its subtree with the single-machine code (0: never). Auto:
+        min(2,000,000, rows / (4 x workers)). The tree is the same either way.
     level_timeout : str or float
         Longest wait for any one pass or level (e.g. ``"10 minutes"`` or seconds); past it the
         fit raises ``ClusterError`` instead of hanging.
@@ -113,7 +118,8 @@ def fit(estimator, X, y, sample_weight=None, *, client=None, sample_rows: int = 
     fit_id = uuid.uuid4().hex[:12]
     try:
         return _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id,
-                    criterion, max_bins, sample_rows, seed, timeout, on_level, progress)
+                    criterion, max_bins, sample_rows, seed, local_rows, timeout, on_level,
+                    progress)
     finally:
         with suppress(Exception):  # the cluster may be gone: nothing to clean then
             if client.status == "running":
@@ -159,7 +165,7 @@ def _gather(client, futures, timeout: float, what: str):
 
 
 def _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id, criterion,
-         max_bins, sample_rows, seed, timeout, on_level, progress):
+         max_bins, sample_rows, seed, local_rows, timeout, on_level, progress):
     from dask import delayed
 
     # 1. scan: lengths, values that decide kinds and categories, labels
@@ -205,17 +211,33 @@ def _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id, cr
     total_weight = float((class_counts * factor).sum())
     shape = (schema.n_features, binner.missing_bin_ + 1, n_classes)
 
-    def count_round(level, tables, hist_of_slot, n_hists):
+    apart = []  # futures of subtrees grown on one worker each
+
+    def count_round(level, tables, hist_of_slot, n_hists, local_of_slot, local_rules):
         with _cluster_errors(f"level {level}", timeout):
             futures = _level_tasks(client, parts, fit_id, level, tables, hist_of_slot,
-                                   n_hists, shape)
+                                   n_hists, shape, local_of_slot)
+            counts = client.map(_worker.counts_of, futures, pure=False)
+            if local_rules:
+                apart.extend(_grow_apart_tasks(client, futures, local_rules, binner, options,
+                                               total_weight, factor, n_classes))
         total = np.zeros((n_hists,) + shape, dtype=np.int64)
-        for counts in _gather(client, futures, timeout, f"level {level}"):
-            total += counts
+        for part_counts in _gather(client, counts, timeout, f"level {level}"):
+            total += part_counts
         return total
 
+    def finish_local():
+        trees = {}
+        for result in _gather(client, apart, timeout, "the subtrees grown apart"):
+            trees.update(result)
+        return trees
+
+    if local_rows == "auto":
+        n_workers = max(len(client.scheduler_info(n_workers=-1)["workers"]), 1)
+        local_rows = min(LOCAL_ROWS_MAX, n_known // (4 * n_workers))
     tree = grow_levels(splitter, settings.rules, n_classes, class_counts, total_weight,
-                       count_round, on_level=on_level, progress=progress)
+                       count_round, on_level=on_level, progress=progress,
+                       local_rows=int(min(local_rows, n_known)), finish_local=finish_local)
     estimator.tree_ = prune(tree, settings.ccp_alpha)
     estimator._set_fitted(schema, has_names)
     return estimator
@@ -237,7 +259,26 @@ def _class_factors(class_weight, counts: np.ndarray, classes) -> np.ndarray:
                                   classes)
 
 
-def _level_tasks(client, parts, fit_id, level, tables, hist_of_slot, n_hists, shape):
+def _grow_apart_tasks(client, level_futures, local_rules, binner, options, total_weight,
+                      factor, n_classes) -> list:
+    """Hand each bucket of rows to one worker (round robin over the level's task workers,
+    by Dask's placement) and grow its subtree there with the single-machine code."""
+    buckets = sorted(local_rules)
+    n_owners = max(len(level_futures), 1)
+    futures = []
+    for owner in range(n_owners):
+        mine = buckets[owner::n_owners]
+        if not mine:
+            continue
+        picks = [client.submit(_worker.rows_for, f, mine, pure=False) for f in level_futures]
+        futures.append(client.submit(_worker.grow_apart, mine,
+                                     {b: local_rules[b] for b in mine}, binner, options,
+                                     total_weight, factor, n_classes, *picks, pure=False))
+    return futures
+
+
+def _level_tasks(client, parts, fit_id, level, tables, hist_of_slot, n_hists, shape,
+                 local_of_slot):
     """One task per worker over the partitions it holds (placed by the current worker map;
     other workers are allowed, so a lost worker's share runs elsewhere)."""
     who = client.who_has(parts)
@@ -251,7 +292,7 @@ def _level_tasks(client, parts, fit_id, level, tables, hist_of_slot, n_hists, sh
     for worker, indices in sorted(owned.items(), key=lambda item: str(item[0])):
         futures.append(client.submit(
             _worker.level_counts, fit_id, level, tables, hist_of_slot, n_hists, shape,
-            indices, *[parts[i] for i in indices],
+            local_of_slot, indices, *[parts[i] for i in indices],
             workers=None if worker is None else [worker], allow_other_workers=True,
             pure=False, key=f"quercus-level-{fit_id}-{level}-{len(futures)}"))
     return futures

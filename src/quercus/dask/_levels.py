@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -20,7 +20,7 @@ from ..binning import BinMapper
 from ..growing.builders import EPSILON, StoppingRules, _expand, _record_node
 from ..splitting.cart import Split, SplitterBase
 from ..splitting.hist import HistSplitter
-from ..tree import Tree, TreeRecorder
+from ..tree import CATEGORICAL, Tree, TreeRecorder
 
 
 class ClusterSplitter(HistSplitter):
@@ -92,17 +92,43 @@ class LevelStats:
     histograms: int  # histograms counted on the workers
     bytes_per_worker: int  # size of one worker's counts
     seconds: float
+    apart: int = 0  # nodes handed to a worker to grow their subtree there
+
+
+def graft(recorder: TreeRecorder, tree: Tree, parent: int, branch: int) -> None:
+    """Copy a subtree grown apart into the recorder, below ``parent``'s ``branch``."""
+    ids = [recorder.add(value=tree.value[i], impurity=tree.impurity[i],
+                        n_samples=tree.n_node_samples[i],
+                        weight=tree.weighted_n_node_samples[i]) for i in range(tree.n_nodes)]
+    for i in range(tree.n_nodes):
+        if tree.is_leaf(i):
+            continue
+        category_map = tree.category_map(i) if tree.kind[i] == CATEGORICAL else None
+        recorder.make_split(ids[i], kind=int(tree.kind[i]), feature=int(tree.feature[i]),
+                            children=[ids[c] for c in tree.children(i)],
+                            missing_branch=int(tree.missing_branch[i]),
+                            threshold=float(tree.threshold[i]), category_map=category_map)
+    if parent >= 0:
+        recorder.nodes[parent]["children"][branch] = ids[0]
 
 
 def grow_levels(splitter: ClusterSplitter, rules: StoppingRules, n_classes: int,
                 root_counts: np.ndarray, total_weight: float,
                 count_round: Callable, on_level: Callable | None = None,
-                progress: Callable | None = None) -> Tree:
-    """Grow level by level. ``count_round(level, tables, hist_of_slot, n_hists)`` returns
-    the summed int64 counts (n_hists, n_features, bins, classes) of the level's frontier
-    slots whose ``hist_of_slot`` is >= 0; ``tables`` are the split tables of the levels
-    before (``(feature, left_bins, left_slot, right_slot)`` per slot)."""
+                progress: Callable | None = None, local_rows: int = 0,
+                finish_local: Callable | None = None) -> Tree:
+    """Grow level by level.
+
+    ``count_round(level, tables, hist_of_slot, n_hists, local_of_slot, local_rules)``
+    returns the summed int64 counts (n_hists, n_features, bins, classes) of the level's
+    frontier slots whose ``hist_of_slot`` is >= 0; ``tables`` are the split tables of the
+    levels before (``(feature, left_bins, left_slot, right_slot)`` per slot). A node that
+    may split and holds at most ``local_rows`` rows is grown apart instead: slot s with
+    ``local_of_slot[s] = b >= 0`` is bucket b, with the StoppingRules ``local_rules[b]``;
+    ``finish_local()`` returns {b: Tree} once the levels are done.
+    """
     recorder = TreeRecorder(n_classes)
+    apart: dict[int, tuple[int, int]] = {}  # bucket -> (parent id, branch)
     n = int(root_counts.sum())
     splitter.class_counts[(0, n)] = np.asarray(root_counts, dtype=np.int64)
     frontier = [_Node(0, n, 0, -1, 0, None, -1)]
@@ -112,6 +138,15 @@ def grow_levels(splitter: ClusterSplitter, rules: StoppingRules, n_classes: int,
     while frontier:
         began = time.perf_counter()
         need = [_may_split(splitter, rules, node) for node in frontier]
+        local_of_slot = np.full(len(frontier), -1, dtype=np.int64)
+        local_rules = {}
+        for i, node in enumerate(frontier):
+            if need[i] and node.end - node.start <= local_rows and node.parent >= 0:
+                b = len(apart)
+                local_of_slot[i] = b
+                local_rules[b] = replace(rules, max_depth=rules.max_depth - node.depth)
+                apart[b] = (node.parent, node.branch)
+                need[i] = False
         hist_of_slot = np.full(len(frontier), -1, dtype=np.int64)
         derived = []  # (slot, sibling slot, parent key): counts = parent - sibling
         n_hists = 0
@@ -128,7 +163,10 @@ def grow_levels(splitter: ClusterSplitter, rules: StoppingRules, n_classes: int,
                     continue
             hist_of_slot[i] = n_hists
             n_hists += 1
-        sums = count_round(level, tables, hist_of_slot, n_hists) if n_hists else None
+        sums = None
+        if n_hists or local_rules:
+            sums = count_round(level, tables, hist_of_slot, n_hists, local_of_slot,
+                               local_rules)
         for i, node in enumerate(frontier):
             if hist_of_slot[i] >= 0:
                 splitter.counts[(node.start, node.end)] = sums[hist_of_slot[i]]
@@ -144,6 +182,9 @@ def grow_levels(splitter: ClusterSplitter, rules: StoppingRules, n_classes: int,
         left_slot = np.full(m, -1, dtype=np.int32)
         right_slot = np.full(m, -1, dtype=np.int32)
         for i, node in enumerate(frontier):
+            if local_of_slot[i] >= 0:
+                settled += node.end - node.start
+                continue
             candidate = _record_node(splitter, recorder, rules, node.start, node.end,
                                      node.depth, total_weight, node.parent, node.branch,
                                      node.weights)
@@ -163,11 +204,16 @@ def grow_levels(splitter: ClusterSplitter, rules: StoppingRules, n_classes: int,
         splitter.counts = {k: v for k, v in splitter.counts.items() if k in keep}
         if on_level is not None:
             size = 0 if sums is None else sums.nbytes // 2  # int32 on the workers
-            on_level(LevelStats(level, m, n_hists, size, time.perf_counter() - began))
+            stats_apart = int(np.count_nonzero(local_of_slot >= 0))
+            on_level(LevelStats(level, m, n_hists, size, time.perf_counter() - began,
+                                stats_apart))
         if progress is not None:
             progress(settled / n if n else 1.0)
         frontier = nxt
         level += 1
+    if apart:
+        for b, tree in sorted(finish_local().items()):
+            graft(recorder, tree, *apart[b])
     if progress is not None:
         progress(1.0)
     return recorder.to_tree()

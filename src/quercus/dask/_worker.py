@@ -50,17 +50,57 @@ def _slots(fit_id: str, index: int, level: int, tables: list, part: dict) -> np.
 
 
 def level_counts(fit_id: str, level: int, tables: list, hist_of_slot: np.ndarray,
-                 n_hists: int, shape: tuple, indices: list, *parts: dict) -> np.ndarray:
-    """Class counts (n_hists, n_features, bins, classes) of this worker's partitions at
-    ``level``: a row in slot s adds to histogram ``hist_of_slot[s]`` when that is >= 0."""
+                 n_hists: int, shape: tuple, local_of_slot: np.ndarray, indices: list,
+                 *parts: dict) -> dict:
+    """This worker's share of a level.
+
+    ``counts``: class counts (n_hists, n_features, bins, classes) of its partitions: a row
+    in slot s adds to histogram ``hist_of_slot[s]`` when that is >= 0. ``rows``: for each
+    slot s with ``local_of_slot[s] = b >= 0``, the rows to grow apart, {b: (binned, y)}."""
     out = np.zeros((n_hists,) + tuple(shape), dtype=np.int32)
+    rows: dict = {}
     for index, part in zip(indices, parts):
         slots = _slots(fit_id, index, level, tables, part)
-        if n_hists == 0 or slots.shape[0] == 0:
+        if slots.shape[0] == 0:
             continue
-        hist_index = np.where(slots >= 0, hist_of_slot[np.maximum(slots, 0)], -1)
-        add_class_counts(part["binned"], part["y"], hist_index.astype(np.int32), out)
-    return out
+        live = np.maximum(slots, 0)
+        if n_hists:
+            hist_index = np.where(slots >= 0, hist_of_slot[live], -1)
+            add_class_counts(part["binned"], part["y"], hist_index.astype(np.int32), out)
+        bucket = np.where(slots >= 0, local_of_slot[live], -1)
+        for b in np.unique(bucket[bucket >= 0]):
+            mine = np.flatnonzero(bucket == b)
+            rows.setdefault(int(b), []).append((part["binned"][:, mine], part["y"][mine]))
+    return {"counts": out, "rows": rows}
+
+
+def counts_of(result: dict) -> np.ndarray:
+    return result["counts"]
+
+
+def rows_for(result: dict, buckets: list) -> dict:
+    """The rows of the given local buckets in one worker's level result."""
+    return {b: result["rows"][b] for b in buckets if b in result["rows"]}
+
+
+def grow_apart(buckets: list, specs: dict, binner, options: dict, total_weight: float,
+               class_factor: np.ndarray, n_classes: int, *picks: dict) -> dict:
+    """Grow the subtrees of the given buckets with the single-machine code: {b: Tree}.
+
+    ``specs[b]`` is the StoppingRules of bucket b's node (its depth limit shortened by the
+    node's depth); every row's weight is its class factor, as on the whole data."""
+    from ..growing.builders import grow
+    from ..splitting.hist import HistSplitter
+
+    trees = {}
+    for b in buckets:
+        pieces = [piece for pick in picks for piece in pick.get(b, [])]
+        binned = np.concatenate([p[0] for p in pieces], axis=1)
+        y = np.concatenate([p[1] for p in pieces]).astype(np.int32)
+        splitter = HistSplitter(None, y, class_factor[y], binner=binner,
+                                binned=np.ascontiguousarray(binned), **options)
+        trees[b] = grow(splitter, specs[b], n_classes, total_weight=total_weight)
+    return trees
 
 
 def forget(fit_id: str) -> int:
