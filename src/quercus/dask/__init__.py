@@ -183,14 +183,20 @@ def _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id, cr
     schema = _scan.infer(X, y, names, described, columns, estimator.categorical_features)
     starts = np.concatenate([[0], np.cumsum([d["rows"] for d in described])])
     k = max(int(sample_rows), 1)
-    samples = _gather(client, client.compute(
-        [delayed(_scan.sample)(xp, yp, schema, int(s), seed, k)
-         for xp, yp, s in zip(x_parts, y_parts, starts)]), timeout, "the sample")
-    n_known = sum(s[2] for s in samples)
+    # the sample stays on the workers; only keys, then the rows below the k-th, come back
+    sampled = client.compute([delayed(_scan.sample)(xp, yp, schema, int(s), seed, k)
+                              for xp, yp, s in zip(x_parts, y_parts, starts)])
+    keys = _gather(client, client.map(_scan.keys_of, sampled, pure=False), timeout,
+                   "the sample")
+    n_known = sum(_gather(client, client.map(_known_of, sampled, pure=False), timeout,
+                          "the sample"))
     if n_known == 0:
         raise DataError("no training rows with a known class label")
-    binner = _scan.fit_binner(samples, n_known, schema, max_bins, k, seed)
-    del samples
+    cut = _scan.threshold(keys, k)
+    rows = _gather(client, client.map(_scan.rows_at_most, sampled, threshold=cut, pure=False),
+                   timeout, "the sample")
+    binner = _scan.fit_binner(np.concatenate(rows), n_known, schema, max_bins, k, seed)
+    del sampled, rows, keys
     # 2. bin: one persisted task per partition, recomputable from its source
     parts = client.compute([delayed(_worker.bin_partition)(xp, yp, schema, binner)
                             for xp, yp in zip(x_parts, y_parts)])
@@ -241,6 +247,10 @@ def _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id, cr
     estimator.tree_ = prune(tree, settings.ccp_alpha)
     estimator._set_fitted(schema, has_names)
     return estimator
+
+
+def _known_of(sampled: tuple) -> int:
+    return sampled[2]
 
 
 def _label_counts(part: dict, n_classes: int) -> np.ndarray:

@@ -163,13 +163,24 @@ def infer(X, y, names: list[str], described: list[dict], columns: list[int],
     return schema
 
 
-def fit_binner(samples: list, n_known: int, schema: Schema, max_bins: int, sample_rows: int,
-               seed: int) -> BinMapper:
-    """Bin edges from the merged bottom-k sample, as ``read_csv_binned`` learns them."""
-    keys = np.concatenate([s[0] for s in samples])
-    rows = np.concatenate([s[1] for s in samples]) if samples else np.zeros((0, 0))
-    if keys.shape[0] > sample_rows:
-        keep = np.lexsort((np.arange(keys.shape[0]), keys))[:sample_rows]
-        rows = rows[np.sort(keep)]
+def keys_of(sampled: tuple) -> np.ndarray:
+    return sampled[0]
+
+
+def rows_at_most(sampled: tuple, threshold) -> np.ndarray:
+    """The sampled rows whose key is at most ``threshold`` (None: all)."""
+    keys, rows, _ = sampled
+    return rows if threshold is None else rows[keys <= threshold]
+
+
+def threshold(keys: list, k: int):
+    """The k-th smallest of all keys (None when there are at most k)."""
+    every = np.concatenate(keys) if keys else np.zeros(0, dtype=np.uint64)
+    return None if every.shape[0] <= k else np.partition(every, k - 1)[k - 1]
+
+
+def fit_binner(rows: np.ndarray, n_known: int, schema: Schema, max_bins: int,
+               sample_rows: int, seed: int) -> BinMapper:
+    """Bin edges from the bottom-k sample, as ``read_csv_binned`` learns them."""
     return BinMapper(max_bins, sample_rows=max(sample_rows, 1), seed=seed).fit(
         rows, schema.categorical_mask, schema.n_categories, complete=n_known <= sample_rows)
