@@ -329,3 +329,18 @@ def test_subtrees_grown_apart_change_nothing(client, tmp_path, local_rows):
     assert (apart == 0) == (local_rows == 0)
     if local_rows == 10**9:
         assert len(levels) == 2 and apart == 2  # the root's two children
+
+
+@pytest.mark.parametrize(("max_leaf_nodes", "batch"), [(2, 1), (17, 1), (17, 4), (64, 32)])
+def test_best_first_in_batches_equals_one_machine(client, tmp_path, max_leaf_nodes, batch):
+    X, y = _data(n=1500, seed=10)
+    params = {"max_leaf_nodes": max_leaf_nodes, "class_weight": "balanced"}
+    reference = _model_bytes(DecisionTreeClassifier(splitter="hist", **params).fit(X, y),
+                             tmp_path, "local")
+    from quercus.dask import fit as dask_fit
+
+    est = DecisionTreeClassifier(splitter="hist", **params)
+    dask_fit(est, dd.from_pandas(X, npartitions=3), dd.from_pandas(y, npartitions=3),
+             best_first_batch=batch)
+    assert est.get_n_leaves() == max_leaf_nodes
+    assert _model_bytes(est, tmp_path, "dask") == reference

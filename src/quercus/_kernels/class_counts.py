@@ -37,3 +37,14 @@ def advance_slots(slots, binned, feature, left_bins, left_slot, right_slot):
             slots[r] = left_slot[s]
         else:
             slots[r] = right_slot[s]
+
+
+@njit(cache=True)
+def descend(nodes, binned, feature, left_bins, left_id, right_id):
+    """Move each row down from its node through every split of the table, in place:
+    ``feature[s]`` is -1 for a node that has not split (yet)."""
+    for r in range(nodes.shape[0]):
+        s = nodes[r]
+        while feature[s] >= 0:
+            s = left_id[s] if left_bins[s, binned[feature[s], r]] else right_id[s]
+        nodes[r] = s

@@ -33,6 +33,7 @@ from ..errors import DataError, QuercusError
 from ..learners import CRITERIA, DEFAULT_CRITERION
 from ..pruning.cost_complexity import prune
 from . import _scan, _worker
+from ._best_first import grow_best_first
 from ._levels import ClusterSplitter, LevelStats, grow_levels
 
 __all__ = [
@@ -68,7 +69,8 @@ def _timeout_seconds(value) -> float:
 
 
 def fit(estimator, X, y, sample_weight=None, *, client=None, sample_rows: int = SAMPLE_ROWS,
-        seed: int = 0, local_rows="auto", level_timeout="10 minutes",
+        seed: int = 0, local_rows="auto", best_first_batch: int = 64,
+        level_timeout="10 minutes",
         on_level: Callable | None = None, progress: Callable | None = None):
     """Fit ``estimator`` (a ``DecisionTreeClassifier``) on Dask collections X and y.
 
@@ -90,6 +92,9 @@ def fit(estimator, X, y, sample_weight=None, *, client=None, sample_rows: int = 
         A node that may split and holds at most this many rows has its rows sent to one
         worker, which grows its subtree with the single-machine code (0: never). Auto:
         min(2,000,000, rows / (4 x workers)). The tree is the same either way.
+    best_first_batch : int
+        With ``max_leaf_nodes`` (best-first growth): candidates whose children are counted
+        per round (speculatively; the tree does not depend on it).
     level_timeout : str or float
         Longest wait for any one pass or level (e.g. ``"10 minutes"`` or seconds); past it the
         fit raises ``ClusterError`` instead of hanging.
@@ -106,9 +111,6 @@ def fit(estimator, X, y, sample_weight=None, *, client=None, sample_rows: int = 
         raise ValueError(_REFUSAL)
     if sample_weight is not None:
         raise ValueError("sample_weight is not supported with a Dask X yet; class_weight is")
-    if P.resolve_max_leaf_nodes(estimator.max_leaf_nodes) is not None:
-        raise ValueError("max_leaf_nodes (best-first growth) is not supported with a Dask X "
-                         "yet")
     criterion = DEFAULT_CRITERION["cart"] if estimator.criterion is None else estimator.criterion
     P.check_choice("criterion", criterion, CRITERIA["cart"])
     max_bins = P.resolve_max_bins(estimator.max_bins)
@@ -118,8 +120,8 @@ def fit(estimator, X, y, sample_weight=None, *, client=None, sample_rows: int = 
     fit_id = uuid.uuid4().hex[:12]
     try:
         return _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id,
-                    criterion, max_bins, sample_rows, seed, local_rows, timeout, on_level,
-                    progress)
+                    criterion, max_bins, sample_rows, seed, local_rows,
+                    max(int(best_first_batch), 1), timeout, on_level, progress)
     finally:
         with suppress(Exception):  # the cluster may be gone: nothing to clean then
             if client.status == "running":
@@ -165,7 +167,7 @@ def _gather(client, futures, timeout: float, what: str):
 
 
 def _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id, criterion,
-         max_bins, sample_rows, seed, local_rows, timeout, on_level, progress):
+         max_bins, sample_rows, seed, local_rows, batch, timeout, on_level, progress):
     from dask import delayed
 
     # 1. scan: lengths, values that decide kinds and categories, labels
@@ -216,6 +218,27 @@ def _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id, cr
     splitter = ClusterSplitter(binner, factor, **options)
     total_weight = float((class_counts * factor).sum())
     shape = (schema.n_features, binner.missing_bin_ + 1, n_classes)
+
+    if settings.rules.max_leaf_nodes is not None:
+        rounds = iter(range(1 << 62))
+
+        def best_first_round(table, requests, n_hists):
+            number = next(rounds)
+            what = f"best-first round {number}"
+            with _cluster_errors(what, timeout):
+                futures = _worker_tasks(client, parts, f"quercus-best-{fit_id}-{number}",
+                                        _worker.best_first_counts, fit_id, table, requests,
+                                        n_hists, shape)
+            total = np.zeros((n_hists,) + shape, dtype=np.int64)
+            for part_counts in _gather(client, futures, timeout, what):
+                total += part_counts
+            return total
+
+        tree = grow_best_first(splitter, settings.rules, n_classes, class_counts,
+                               total_weight, best_first_round, q=batch, progress=progress)
+        estimator.tree_ = prune(tree, settings.ccp_alpha)
+        estimator._set_fitted(schema, has_names)
+        return estimator
 
     apart = []  # futures of subtrees grown on one worker each
 
@@ -289,8 +312,14 @@ def _grow_apart_tasks(client, level_futures, local_rules, binner, options, total
 
 def _level_tasks(client, parts, fit_id, level, tables, hist_of_slot, n_hists, shape,
                  local_of_slot):
-    """One task per worker over the partitions it holds (placed by the current worker map;
-    other workers are allowed, so a lost worker's share runs elsewhere)."""
+    return _worker_tasks(client, parts, f"quercus-level-{fit_id}-{level}", _worker.level_counts,
+                         fit_id, level, tables, hist_of_slot, n_hists, shape, local_of_slot)
+
+
+def _worker_tasks(client, parts, name, function, *args) -> list:
+    """One task per worker, ``function(*args, indices, *partitions)``, over the partitions
+    it holds (by the current worker map; other workers are allowed, so a lost worker's
+    share runs elsewhere)."""
     who = client.who_has(parts)
     workers = sorted(client.scheduler_info(n_workers=-1)["workers"]) or [None]
     owned: dict = {}
@@ -301,10 +330,9 @@ def _level_tasks(client, parts, fit_id, level, tables, hist_of_slot, n_hists, sh
     futures = []
     for worker, indices in sorted(owned.items(), key=lambda item: str(item[0])):
         futures.append(client.submit(
-            _worker.level_counts, fit_id, level, tables, hist_of_slot, n_hists, shape,
-            local_of_slot, indices, *[parts[i] for i in indices],
+            function, *args, indices, *[parts[i] for i in indices],
             workers=None if worker is None else [worker], allow_other_workers=True,
-            pure=False, key=f"quercus-level-{fit_id}-{level}-{len(futures)}"))
+            pure=False, key=f"{name}-{len(futures)}"))
     return futures
 
 

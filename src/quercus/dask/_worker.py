@@ -13,7 +13,7 @@ import threading
 
 import numpy as np
 
-from .._kernels.class_counts import add_class_counts, advance_slots
+from .._kernels.class_counts import add_class_counts, advance_slots, descend
 
 # (fit id, partition index) -> (level, int32 row -> slot array); slot -1: row settled
 _SLOTS: dict = {}
@@ -110,3 +110,39 @@ def forget(fit_id: str) -> int:
         for k in keys:
             del _SLOTS[k]
     return len(keys)
+
+
+def best_first_counts(fit_id: str, table: tuple, requests: tuple, n_hists: int, shape: tuple,
+                      indices: list, *parts: dict) -> np.ndarray:
+    """Class counts for best-first growth: rows first descend the committed splits
+    ``table`` (indexed by node id); then a row in requested node ``req_node[i]`` adds to
+    histogram 2i (it goes left under ``req_feature[i]`` / ``req_left_bins[i]``) or 2i + 1.
+    An empty request list with n_hists = 1 counts every row (the root)."""
+    req_node, req_feature, req_left_bins = requests
+    out = np.zeros((n_hists,) + tuple(shape), dtype=np.int32)
+    n_nodes = table[0].shape[0]
+    request_of = np.full(max(n_nodes, 1), -1, dtype=np.int64)
+    request_of[req_node] = np.arange(req_node.shape[0])
+    for index, part in zip(indices, parts):
+        with _LOCK:
+            cached = _SLOTS.get((fit_id, index))
+        n = part["y"].shape[0]
+        fresh = cached is None or cached[1].shape[0] != n or cached[0] > n_nodes
+        nodes = np.zeros(n, dtype=np.int32) if fresh else cached[1].copy()
+        if n_nodes:
+            descend(nodes, part["binned"], *table)
+        with _LOCK:  # (size of the table applied, nodes): a later table only goes deeper
+            _SLOTS[(fit_id, index)] = (n_nodes, nodes)
+        if n == 0:
+            continue
+        if req_node.shape[0] == 0:
+            hist_index = np.zeros(n, dtype=np.int32)
+        else:
+            req = request_of[nodes]
+            live = np.flatnonzero(req >= 0)
+            hist_index = np.full(n, -1, dtype=np.int32)
+            r = req[live]
+            goes_left = req_left_bins[r, part["binned"][req_feature[r], live]]
+            hist_index[live] = 2 * r + np.where(goes_left, 0, 1)
+        add_class_counts(part["binned"], part["y"], hist_index, out)
+    return out
