@@ -344,3 +344,30 @@ def test_best_first_in_batches_equals_one_machine(client, tmp_path, max_leaf_nod
              best_first_batch=batch)
     assert est.get_n_leaves() == max_leaf_nodes
     assert _model_bytes(est, tmp_path, "dask") == reference
+
+
+def test_checkpoint_then_resume_after_a_lost_driver(client, tmp_path):
+    X, y = _data(n=3000, seed=12)
+    params = {"max_depth": 10, "min_samples_leaf": 3}
+    reference = _model_bytes(DecisionTreeClassifier(splitter="hist", **params).fit(X, y),
+                             tmp_path, "local")
+    from quercus.dask import fit as dask_fit
+
+    Xd, yd = dd.from_pandas(X, npartitions=4), dd.from_pandas(y, npartitions=4)
+    path = tmp_path / "fit.ckpt"
+
+    def driver_dies_at_level_4(stats):
+        if stats.level == 4:
+            raise KeyboardInterrupt  # the driver stops after writing level 4's checkpoint
+
+    with pytest.raises(KeyboardInterrupt):
+        dask_fit(DecisionTreeClassifier(splitter="hist", **params), Xd, yd, local_rows=300,
+                 checkpoint=path, on_level=driver_dies_at_level_4)
+    assert path.exists()
+    levels = []
+    est = DecisionTreeClassifier(splitter="hist", **params)
+    dask_fit(est, Xd, yd, local_rows=300, resume=path, on_level=levels.append)
+    assert levels[0].level == 5  # growth picked up after the saved level
+    assert _model_bytes(est, tmp_path, "dask") == reference
+    with pytest.raises(DataError, match="made with other data, bins or parameters"):
+        dask_fit(DecisionTreeClassifier(splitter="hist", max_depth=3), Xd, yd, resume=path)

@@ -24,6 +24,7 @@ import uuid
 from asyncio import CancelledError
 from collections.abc import Callable
 from contextlib import contextmanager, suppress
+from functools import partial
 
 import numpy as np
 
@@ -32,7 +33,7 @@ from ..binning import SAMPLE_ROWS
 from ..errors import DataError, QuercusError
 from ..learners import CRITERIA, DEFAULT_CRITERION
 from ..pruning.cost_complexity import prune
-from . import _scan, _worker
+from . import _checkpoint, _scan, _worker
 from ._best_first import grow_best_first
 from ._levels import ClusterSplitter, LevelStats, grow_levels
 
@@ -70,7 +71,7 @@ def _timeout_seconds(value) -> float:
 
 def fit(estimator, X, y, sample_weight=None, *, client=None, sample_rows: int = SAMPLE_ROWS,
         seed: int = 0, local_rows="auto", best_first_batch: int = 64,
-        level_timeout="10 minutes",
+        level_timeout="10 minutes", checkpoint=None, resume=None,
         on_level: Callable | None = None, progress: Callable | None = None):
     """Fit ``estimator`` (a ``DecisionTreeClassifier``) on Dask collections X and y.
 
@@ -98,6 +99,12 @@ def fit(estimator, X, y, sample_weight=None, *, client=None, sample_rows: int = 
     level_timeout : str or float
         Longest wait for any one pass or level (e.g. ``"10 minutes"`` or seconds); past it the
         fit raises ``ClusterError`` instead of hanging.
+    checkpoint : path, optional
+        Write the growth state there (atomically) after each level, so that a fit whose
+        driver or scheduler died can be resumed (level-wise growth; not ``max_leaf_nodes``).
+    resume : path, optional
+        Continue from a checkpoint: the passes run again (they are deterministic and must
+        give the same schema and bins) and growth picks up at the saved level.
     on_level : callable, optional
         Called with a ``LevelStats`` after each level.
     progress : callable, optional
@@ -121,7 +128,8 @@ def fit(estimator, X, y, sample_weight=None, *, client=None, sample_rows: int = 
     try:
         return _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id,
                     criterion, max_bins, sample_rows, seed, local_rows,
-                    max(int(best_first_batch), 1), timeout, on_level, progress)
+                    max(int(best_first_batch), 1), timeout, on_level, progress,
+                    checkpoint, resume)
     finally:
         with suppress(Exception):  # the cluster may be gone: nothing to clean then
             if client.status == "running":
@@ -167,7 +175,8 @@ def _gather(client, futures, timeout: float, what: str):
 
 
 def _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id, criterion,
-         max_bins, sample_rows, seed, local_rows, batch, timeout, on_level, progress):
+         max_bins, sample_rows, seed, local_rows, batch, timeout, on_level, progress,
+         checkpoint, resume):
     from dask import delayed
 
     # 1. scan: lengths, values that decide kinds and categories, labels
@@ -220,6 +229,9 @@ def _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id, cr
     shape = (schema.n_features, binner.missing_bin_ + 1, n_classes)
 
     if settings.rules.max_leaf_nodes is not None:
+        if checkpoint is not None or resume is not None:
+            raise ValueError("checkpoint= and resume= work with level-wise growth, not with "
+                             "max_leaf_nodes")
         rounds = iter(range(1 << 62))
 
         def best_first_round(table, requests, n_hists):
@@ -264,12 +276,29 @@ def _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id, cr
     if local_rows == "auto":
         n_workers = max(len(client.scheduler_info(n_workers=-1)["workers"]), 1)
         local_rows = min(LOCAL_ROWS_MAX, n_known // (4 * n_workers))
+    fingerprint = _fingerprint(schema, binner, estimator)
+    state = None if resume is None else _checkpoint.load(resume, fingerprint)
+    save = None if checkpoint is None else partial(_checkpoint.save, checkpoint, fingerprint)
     tree = grow_levels(splitter, settings.rules, n_classes, class_counts, total_weight,
                        count_round, on_level=on_level, progress=progress,
-                       local_rows=int(min(local_rows, n_known)), finish_local=finish_local)
+                       local_rows=int(min(local_rows, n_known)), finish_local=finish_local,
+                       save=save, state=state)
     estimator.tree_ = prune(tree, settings.ccp_alpha)
     estimator._set_fitted(schema, has_names)
     return estimator
+
+
+def _fingerprint(schema, binner, estimator) -> bytes:
+    """What a checkpoint must have been made with: the schema, the bin edges and the
+    parameters (not local_rows nor the cluster: the tree does not depend on them)."""
+    import hashlib
+    import json
+
+    digest = hashlib.sha256(json.dumps(schema.to_json(), sort_keys=True, default=str).encode())
+    for edges in binner.edges_:
+        digest.update(np.ascontiguousarray(edges).tobytes())
+    digest.update(repr(sorted(estimator.get_params().items())).encode())
+    return digest.digest()
 
 
 def _known_of(sampled: tuple) -> int:
@@ -332,7 +361,7 @@ def _worker_tasks(client, parts, name, function, *args) -> list:
         futures.append(client.submit(
             function, *args, indices, *[parts[i] for i in indices],
             workers=None if worker is None else [worker], allow_other_workers=True,
-            pure=False, key=f"{name}-{len(futures)}"))
+            pure=False, key=f"{name}-{len(futures)}-{uuid.uuid4().hex[:8]}"))
     return futures
 
 

@@ -116,7 +116,8 @@ def grow_levels(splitter: ClusterSplitter, rules: StoppingRules, n_classes: int,
                 root_counts: np.ndarray, total_weight: float,
                 count_round: Callable, on_level: Callable | None = None,
                 progress: Callable | None = None, local_rows: int = 0,
-                finish_local: Callable | None = None) -> Tree:
+                finish_local: Callable | None = None, save: Callable | None = None,
+                state: dict | None = None) -> Tree:
     """Grow level by level.
 
     ``count_round(level, tables, hist_of_slot, n_hists, local_of_slot, local_rules)``
@@ -126,15 +127,31 @@ def grow_levels(splitter: ClusterSplitter, rules: StoppingRules, n_classes: int,
     may split and holds at most ``local_rows`` rows is grown apart instead: slot s with
     ``local_of_slot[s] = b >= 0`` is bucket b, with the StoppingRules ``local_rules[b]``;
     ``finish_local()`` returns {b: Tree} once the levels are done.
+
+    ``save(state)``, if given, is called after each level with what growing on needs
+    (a dict to pickle); ``state`` resumes from such a dict: buckets handed out before it
+    are handed out again (their rows are re-extracted by replaying the split tables).
     """
     recorder = TreeRecorder(n_classes)
     apart: dict[int, tuple[int, int]] = {}  # bucket -> (parent id, branch)
+    sources: dict[int, tuple] = {}  # bucket -> (level, frontier size, slot, rules)
     n = int(root_counts.sum())
     splitter.class_counts[(0, n)] = np.asarray(root_counts, dtype=np.int64)
     frontier = [_Node(0, n, 0, -1, 0, None, -1)]
     tables: list = []
     settled = 0
     level = 0
+    if state is not None:
+        level, frontier, tables, settled = (state["level"], state["frontier"],
+                                            state["tables"], state["settled"])
+        recorder.nodes, apart, sources = state["nodes"], state["apart"], state["sources"]
+        splitter.counts, splitter.class_counts = state["counts"], state["class_counts"]
+        splitter.category_map_entries = state["category_map_entries"]
+        for b, (at, size, slot, bucket_rules) in sorted(sources.items()):
+            local_of_slot = np.full(size, -1, dtype=np.int64)
+            local_of_slot[slot] = b
+            count_round(at, tables[:at], np.full(size, -1, dtype=np.int64), 0, local_of_slot,
+                        {b: bucket_rules})
     while frontier:
         began = time.perf_counter()
         need = [_may_split(splitter, rules, node) for node in frontier]
@@ -146,6 +163,7 @@ def grow_levels(splitter: ClusterSplitter, rules: StoppingRules, n_classes: int,
                 local_of_slot[i] = b
                 local_rules[b] = replace(rules, max_depth=rules.max_depth - node.depth)
                 apart[b] = (node.parent, node.branch)
+                sources[b] = (level, len(frontier), i, local_rules[b])
                 need[i] = False
         hist_of_slot = np.full(len(frontier), -1, dtype=np.int64)
         derived = []  # (slot, sibling slot, parent key): counts = parent - sibling
@@ -202,6 +220,11 @@ def grow_levels(splitter: ClusterSplitter, rules: StoppingRules, n_classes: int,
         # keep only the counts the next level subtracts from (nodes that split here)
         keep = {(node.start, node.end) for i, node in enumerate(frontier) if feature[i] >= 0}
         splitter.counts = {k: v for k, v in splitter.counts.items() if k in keep}
+        if save is not None:
+            save({"level": level + 1, "frontier": nxt, "tables": tables, "settled": settled,
+                  "nodes": recorder.nodes, "apart": apart, "sources": sources,
+                  "counts": splitter.counts, "class_counts": splitter.class_counts,
+                  "category_map_entries": splitter.category_map_entries})
         if on_level is not None:
             size = 0 if sums is None else sums.nbytes // 2  # int32 on the workers
             stats_apart = int(np.count_nonzero(local_of_slot >= 0))
