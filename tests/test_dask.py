@@ -371,3 +371,22 @@ def test_checkpoint_then_resume_after_a_lost_driver(client, tmp_path):
     assert _model_bytes(est, tmp_path, "dask") == reference
     with pytest.raises(DataError, match="made with other data, bins or parameters"):
         dask_fit(DecisionTreeClassifier(splitter="hist", max_depth=3), Xd, yd, resume=path)
+
+
+def test_csv_blocks_are_typed_as_read_csv_types_the_file(client, tmp_path):
+    # "v" is numeric for 300 rows, then text: categorical, as quercus.read_csv decides
+    from quercus import read_csv
+    from quercus.dask.command import read
+
+    n = 400
+    v = [str(i % 7) for i in range(300)] + ["high", " low"] * 50
+    frame = pd.DataFrame({"v": v, "w": np.arange(n) / 4, "y": ["a", "b"] * (n // 2)})
+    path = tmp_path / "late_text.csv"
+    frame.to_csv(path, index=False)
+    X, y = read(str(path), "y", [], blocksize=1000)
+    assert X.npartitions > 2
+    est = DecisionTreeClassifier(splitter="hist", max_depth=4).fit(X, y)
+    memory = read_csv(path, "y")
+    assert est.schema_.to_json() == memory.schema.to_json()
+    local = DecisionTreeClassifier(splitter="hist", max_depth=4).fit(memory.X, memory.y)
+    assert _model_bytes(est, tmp_path, "dask") == _model_bytes(local, tmp_path, "local")

@@ -80,8 +80,9 @@ def _typed(part: pd.DataFrame, numeric: dict, target: str, int_labels: bool) -> 
     return pd.DataFrame(columns, index=part.index)
 
 
-def read(path: str, target: str, categorical: list[str]):
-    """X and y as Dask collections; CSV typed column by column as ``read_csv`` does."""
+def read(path: str, target: str, categorical: list[str], blocksize="64MB"):
+    """X and y as Dask collections; CSV typed column by column as ``read_csv`` does (a
+    column is numeric only if every block's values are numbers)."""
     import dask.dataframe as dd
 
     files = sorted(glob.glob(path)) or [path]
@@ -93,7 +94,7 @@ def read(path: str, target: str, categorical: list[str]):
         frame = dd.read_parquet(files if len(files) > 1 else files[0])
     elif suffix == ".csv":
         raw = dd.read_csv(files, dtype=str, keep_default_na=False, na_filter=False,
-                          blocksize="64MB")
+                          blocksize=blocksize)
         flags = raw.map_partitions(lambda p: pd.DataFrame([_numeric_columns(p)]),
                                    meta={c: bool for c in raw.columns}).compute()
         numeric = {c: bool(flags[c].all()) and c not in categorical for c in raw.columns}
