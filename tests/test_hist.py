@@ -11,6 +11,7 @@ from quercus import DecisionTreeClassifier
 from quercus._kernels.histogram import fill_histograms, scan_histograms
 from quercus._kernels.impurity import GINI, impurity_of
 from quercus.binning import BinMapper
+from quercus.tree import LEAF
 
 
 def test_few_values_get_one_bin_each_with_midpoint_edges():
@@ -137,3 +138,28 @@ def test_hist_handles_categories_and_missing_values():
 def test_bad_max_bins(bad):
     with pytest.raises(ValueError, match="max_bins"):
         DecisionTreeClassifier(splitter="hist", max_bins=bad).fit([[0.0], [1.0]], [0, 1])
+
+
+def test_class_weights_multiply_class_counts_once():
+    # Per-class weights are applied to integer class counts (count x factor, one rounding),
+    # not summed row by row, so a node's weights are exact and do not depend on row order:
+    # the quantities a cluster fit reproduces from summed counts (quercus.dask).
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(3000, 3))
+    y = np.where(X[:, 0] + rng.normal(0, 0.5, 3000) > 0.8, "rare", "common")
+    y[rng.random(3000) < 0.1] = "mid"
+    est = DecisionTreeClassifier(splitter="hist", max_depth=5, class_weight="balanced")
+    est.fit(X, y)
+    counts = np.array([np.count_nonzero(y == c) for c in est.classes_])
+    factor = 3000 / (3 * counts.astype(float))  # scikit-learn's "balanced"
+    tree = est.tree_
+    leaves = est.apply(X)
+    for node in np.flatnonzero(tree.kind == LEAF)[:20]:
+        in_leaf = y[leaves == node]
+        expected = np.array([np.count_nonzero(in_leaf == c) for c in est.classes_]) * factor
+        np.testing.assert_array_equal(tree.value[node], expected)
+    np.testing.assert_array_equal(tree.value[0], counts * factor)
+    order = rng.permutation(3000)
+    shuffled = DecisionTreeClassifier(splitter="hist", max_depth=5, class_weight="balanced")
+    shuffled.fit(X[order], y[order])
+    np.testing.assert_array_equal(shuffled.tree_.value, tree.value)

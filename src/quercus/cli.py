@@ -201,6 +201,10 @@ def _train_streaming(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    if args.scheduler is not None:  # Parquet or CSV files fitted on a Dask cluster
+        from .dask.command import train_on_cluster
+
+        return train_on_cluster(args, _estimator(args))
     if _streams(args):
         return _train_streaming(args)
     data = labelled_rows(args.data, read_file(args.data, args.target, args=args, warn=True))
@@ -616,6 +620,10 @@ def build_parser() -> argparse.ArgumentParser:
                             "features bytes); default: on for such runs on a CSV file of "
                             f"{STREAM_MIN_BYTES // 2**20} MiB or more, also with --splitter "
                             "auto")
+    train.add_argument("--scheduler", metavar="ADDRESS",
+                       help="fit on a Dask cluster: a scheduler address (tcp://host:8786) or "
+                            "local:N (N local worker processes); DATA may be a glob of "
+                            ".parquet or .csv files (needs --splitter hist and quercus[dask])")
     _learner_options(train)
     train.set_defaults(func=cmd_train)
 

@@ -237,6 +237,10 @@ time_limit, max_gap
         P.check_choice("algorithm", self.algorithm, list(LEARNERS))
         criterion = DEFAULT_CRITERION[self.algorithm] if self.criterion is None else self.criterion
         P.check_choice("criterion", criterion, CRITERIA[self.algorithm])
+        if _is_dask(X) or _is_dask(y):  # a cluster fit (quercus.dask; docs/distributed.md)
+            from . import dask as qdask
+
+            return qdask.fit(self, X, y, sample_weight, progress=progress)
         X = V.check_features(X, fitting=True)
         y = V.check_target(y, type(self).__name__)
         if n_outputs_of(y, self.class_weight) > 1:
@@ -447,12 +451,21 @@ time_limit, max_gap
         return self.schema_.encode(X)
 
     def apply(self, X) -> np.ndarray:
-        """Id of the leaf that every row reaches."""
+        """Id of the leaf that every row reaches (a Dask collection for a Dask X)."""
+        if _is_dask(X):
+            from . import dask as qdask
+
+            return qdask.apply(self, X)
         return self._check_fitted().apply(self._encode(X))
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities: the class shares of the training weight at each row's leaf
-        (Laplace-corrected with ``laplace=True``); see ``Tree.predict_proba``."""
+        (Laplace-corrected with ``laplace=True``); see ``Tree.predict_proba``. A Dask X
+        gives a Dask array."""
+        if _is_dask(X):
+            from . import dask as qdask
+
+            return qdask.predict_proba(self, X)
         if self._multi_output:
             return multi_output.predict_proba(self, self._encode(X))
         return self._check_fitted().predict_proba(self._encode(X), laplace=bool(self.laplace))
@@ -471,8 +484,13 @@ time_limit, max_gap
         """The most probable class of every row (ties: the first class).
 
         A class-interval tree returns ``unclassified`` for a row that fits no branch. With
-        a multi-output y the result has one column per output.
+        a multi-output y the result has one column per output. A Dask X gives a Dask Series
+        (DataFrame X) or array.
         """
+        if _is_dask(X):
+            from . import dask as qdask
+
+            return qdask.predict(self, X)
         if self._multi_output:
             return multi_output.predict(self, self._encode(X))
         codes = self._check_fitted().predict_codes(self._encode(X))
@@ -553,6 +571,11 @@ time_limit, max_gap
             raise ValueError("a multi-output model cannot be saved: model files (format "
                              "version 1) hold one output")
         save_model(self, path)
+
+
+def _is_dask(obj) -> bool:
+    """A Dask collection, by duck typing (Dask is imported only for one)."""
+    return hasattr(obj, "__dask_graph__") and not isinstance(obj, type)
 
 
 def _has_names(X) -> bool:

@@ -125,15 +125,21 @@ def _expand(splitter, recorder, candidate):
             (mid, candidate.end, 1, right, right_bounds)]
 
 
-def grow(splitter, rules: StoppingRules, n_classes: int, progress=None) -> Tree:
+def grow(splitter, rules: StoppingRules, n_classes: int, progress=None,
+         total_weight: float | None = None) -> Tree:
     """Grow depth first, or best first when ``rules.max_leaf_nodes`` is set.
+
+    ``total_weight``: the training weight the impurity decreases are relative to (default:
+    the splitter's rows'; a subtree grown apart, as in ``quercus.dask``, passes the whole's).
 
     ``progress``, if given, is called with the share of the rows that have reached their
     leaf (0 to 1, never decreasing), after each leaf and once with 1.0 at the end.
     """
     recorder = TreeRecorder(n_classes)
     n = splitter.n_rows
-    total_weight = float(splitter.sample_weight.sum())
+    # a histogram splitter sums per-class weights as counts x factors (order-free)
+    if total_weight is None:
+        total_weight = float(getattr(splitter, "total_weight", splitter.sample_weight.sum()))
     settled = 0
 
     def settle(rows: int) -> None:

@@ -27,6 +27,14 @@ class _Siblings:
     small_hist: tuple | None = None
 
 
+def per_class_factors(y: np.ndarray, weights: np.ndarray, n_classes: int) -> np.ndarray | None:
+    """The weight of each class when every row's weight is its class's (unit weights and
+    ``class_weight`` alone), else None (per-row ``sample_weight``)."""
+    factor = np.ones(n_classes)
+    factor[y] = weights  # any row's weight; the check below sees whether they all agree
+    return factor if np.array_equal(weights, factor[y]) else None
+
+
 class HistSplitter(SplitterBase):
     """Finds and applies the best binary split of a node segment, on binned features.
 
@@ -48,6 +56,8 @@ class HistSplitter(SplitterBase):
         self.all_rows = np.arange(n_rows, dtype=np.int64)
         self._buffer = np.empty(n_rows, dtype=np.int64)
         self.numeric = np.flatnonzero(~self.categorical_mask).astype(np.int64)
+        self.class_factor = per_class_factors(self.y, self.sample_weight, self.n_classes)
+        self._ones = None if self.class_factor is None else np.ones(n_rows)
         self._pending: dict[tuple, _Siblings] = {}
         self._node = None  # (start, end, hist, counts) of the node last searched
 
@@ -63,9 +73,31 @@ class HistSplitter(SplitterBase):
         hist = np.empty(shape + (self.n_classes,))
         counts = np.empty(shape, dtype=np.int64)
         parallel = (end - start) * shape[0] >= PARALLEL_MIN_WORK
-        fill_histograms(self.binned, self.rows(start, end), self.y, self.sample_weight, hist,
-                        counts, parallel)
+        # weights that depend only on the class: hist holds class counts (exact, order-free)
+        weights = self.sample_weight if self._ones is None else self._ones
+        fill_histograms(self.binned, self.rows(start, end), self.y, weights, hist, counts,
+                        parallel)
         return hist, counts
+
+    @property
+    def total_weight(self) -> float:
+        """The training weight: class counts times class factors when weights are per class."""
+        if self.class_factor is None:
+            return float(self.sample_weight.sum())
+        return float((np.bincount(self.y, minlength=self.n_classes) * self.class_factor).sum())
+
+    def class_weights(self, start: int, end: int) -> np.ndarray:
+        if self.class_factor is None:
+            return super().class_weights(start, end)
+        counts = np.bincount(self.y[self.rows(start, end)], minlength=self.n_classes)
+        return counts * self.class_factor
+
+    def weighted(self, hist: np.ndarray) -> np.ndarray:
+        """Class-weight histograms from what ``_histograms`` keeps (class counts when the
+        weights are per class: one multiplication after the sums, as on a cluster)."""
+        if self.class_factor is None or np.all(self.class_factor == 1.0):
+            return hist
+        return hist * self.class_factor
 
     def _histograms(self, start, end):
         """The segment's histograms: filled, or its parent's minus its sibling's."""
@@ -89,8 +121,13 @@ class HistSplitter(SplitterBase):
     def find(self, start: int, end: int) -> Split | None:
         hist, counts = self._histograms(start, end)
         self._node = (start, end, hist, counts)
+        return self.find_in(self.weighted(hist), counts, end - start)
+
+    def find_in(self, hist: np.ndarray, counts: np.ndarray, n_total: int) -> Split | None:
+        """Best split given a node's class-weight histograms (n_features, bins, classes),
+        its row counts per bin and its number of rows (``quercus.dask`` calls this with
+        histograms summed over a cluster)."""
         total = hist[0].sum(axis=0)
-        n_total = end - start
         candidates = {}
         numeric, categorical = self.numeric, np.flatnonzero(self.categorical_mask)
         if self.max_features is not None:

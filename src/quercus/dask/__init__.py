@@ -1,0 +1,420 @@
+"""Fit Quercus's histogram CART on a Dask cluster, and predict on Dask collections.
+
+``DecisionTreeClassifier.fit`` comes here when X is a Dask DataFrame or Array (and
+``splitter`` is ``"hist"`` or ``"auto"``); Dask is imported only then. The passes:
+
+1. **scan** (a task per partition): row counts, the distinct values that decide column
+   kinds and categories, the class labels; then a bottom-k row sample for the bin edges
+   (keys hashed from the global row index, so the sample is the same however the data is
+   partitioned);
+2. **bin** (a task per partition, kept on the workers): encode and bin the rows;
+3. **levels**: per tree level, one task per worker counts (node, feature, bin, class)
+   over its partitions; the driver sums the integer counts and runs Quercus's own split
+   search and tree recorder on them (``quercus.dask._levels``).
+
+The tree equals ``fit(X, y, splitter="hist")`` on one machine given the same bin edges,
+byte for byte in the model file, for any partitioning: integer counts add up exactly in any
+order, and class weights multiply the sums once, as ``HistSplitter`` does.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from asyncio import CancelledError
+from collections.abc import Callable
+from contextlib import contextmanager, suppress
+from functools import partial
+
+import numpy as np
+
+from .. import params as P
+from ..binning import SAMPLE_ROWS
+from ..errors import DataError, QuercusError
+from ..learners import CRITERIA, DEFAULT_CRITERION
+from ..pruning.cost_complexity import prune
+from . import _checkpoint, _scan, _worker
+from ._best_first import grow_best_first
+from ._levels import ClusterSplitter, LevelStats, grow_levels
+
+__all__ = [
+    "ClusterError",
+    "LevelStats",
+    "apply",
+    "fit",
+    "is_dask",
+    "predict",
+    "predict_proba",
+]
+
+LOCAL_ROWS_MAX = 2_000_000
+_REFUSAL = ("a Dask collection can only be fitted with algorithm='cart' and splitter='hist' "
+            "(or 'auto')")
+
+
+class ClusterError(QuercusError, RuntimeError):
+    """The Dask cluster failed or stopped answering during a fit."""
+
+
+def is_dask(obj) -> bool:
+    """True for a Dask collection (duck typing: Dask is not imported)."""
+    return hasattr(obj, "__dask_graph__") and not isinstance(obj, type)
+
+
+def _timeout_seconds(value) -> float:
+    if isinstance(value, str):
+        from dask.utils import parse_timedelta
+
+        return float(parse_timedelta(value))
+    return float(value)
+
+
+def fit(estimator, X, y, sample_weight=None, *, client=None, sample_rows: int = SAMPLE_ROWS,
+        seed: int = 0, local_rows="auto", best_first_batch: int = 64,
+        level_timeout="10 minutes", checkpoint=None, resume=None,
+        on_level: Callable | None = None, progress: Callable | None = None):
+    """Fit ``estimator`` (a ``DecisionTreeClassifier``) on Dask collections X and y.
+
+    Parameters
+    ----------
+    estimator : DecisionTreeClassifier
+        With ``algorithm="cart"`` and ``splitter`` ``"hist"`` or ``"auto"``.
+    X : dask DataFrame or 2-D dask Array (one chunk across the columns)
+    y : dask Series or 1-D dask Array, partitioned like X
+    sample_weight : None
+        Not supported yet on a cluster (``class_weight`` is).
+    client : distributed.Client, optional
+        Default: the current client (``distributed.get_client()``).
+    sample_rows : int
+        Rows sampled for the bin edges (as ``BinMapper``).
+    seed : int
+        Seed of the sample's row keys.
+    local_rows : int or "auto"
+        A node that may split and holds at most this many rows has its rows sent to one
+        worker, which grows its subtree with the single-machine code (0: never). Auto:
+        min(2,000,000, rows / (4 x workers)). The tree is the same either way.
+    best_first_batch : int
+        With ``max_leaf_nodes`` (best-first growth): candidates whose children are counted
+        per round (speculatively; the tree does not depend on it).
+    level_timeout : str or float
+        Longest wait for any one pass or level (e.g. ``"10 minutes"`` or seconds); past it the
+        fit raises ``ClusterError`` instead of hanging.
+    checkpoint : path, optional
+        Write the growth state there (atomically) after each level, so that a fit whose
+        driver or scheduler died can be resumed (level-wise growth; not ``max_leaf_nodes``).
+    resume : path, optional
+        Continue from a checkpoint: the passes run again (they are deterministic and must
+        give the same schema and bins) and growth picks up at the saved level.
+    on_level : callable, optional
+        Called with a ``LevelStats`` after each level.
+    progress : callable, optional
+        Called with the share of the rows settled in leaves (0 to 1).
+
+    Returns
+    -------
+    estimator, fitted: an ordinary tree (save, export, explain all work).
+    """
+    if estimator.algorithm != "cart" or estimator.splitter not in ("hist", "auto"):
+        raise ValueError(_REFUSAL)
+    if sample_weight is not None:
+        raise ValueError("sample_weight is not supported with a Dask X yet; class_weight is")
+    criterion = DEFAULT_CRITERION["cart"] if estimator.criterion is None else estimator.criterion
+    P.check_choice("criterion", criterion, CRITERIA["cart"])
+    max_bins = P.resolve_max_bins(estimator.max_bins)
+    timeout = _timeout_seconds(level_timeout)
+    x_parts, y_parts, names, has_names = _scan.partitions(X, y)
+    client = _client(client)
+    fit_id = uuid.uuid4().hex[:12]
+    try:
+        return _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id,
+                    criterion, max_bins, sample_rows, seed, local_rows,
+                    max(int(best_first_batch), 1), timeout, on_level, progress,
+                    checkpoint, resume)
+    finally:
+        with suppress(Exception):  # the cluster may be gone: nothing to clean then
+            if client.status == "running":
+                client.run(_worker.forget, fit_id)
+
+
+def _client(client):
+    if client is not None:
+        return client
+    try:
+        from distributed import get_client
+
+        return get_client()
+    except ValueError:
+        raise ClusterError("no Dask client: create one (distributed.Client(...)) or pass "
+                           "client=") from None
+
+
+@contextmanager
+def _cluster_errors(what: str, timeout: float):
+    """Turn what a failing or vanished cluster raises into one-line errors."""
+    from distributed import TimeoutError as DaskTimeout
+
+    try:
+        yield
+    except QuercusError:
+        raise
+    except (DaskTimeout, TimeoutError):
+        raise ClusterError(f"the Dask cluster did not finish {what} within {timeout:g} s") \
+            from None
+    except (ValueError, KeyError, TypeError, IndexError) as exc:  # the data's, on a worker
+        raise DataError(f"{what}: {exc}".replace("\n", " ")) from None
+    except (Exception, CancelledError) as exc:  # noqa: BLE001 - killed workers, lost comms
+        raise ClusterError(f"the Dask cluster failed during {what}: {type(exc).__name__}: "
+                           f"{exc}".replace("\n", " ")) from None
+
+
+def _gather(client, futures, timeout: float, what: str):
+    """Results of ``futures``, or a one-line ClusterError after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    with _cluster_errors(what, timeout):
+        return [f.result(timeout=max(deadline - time.monotonic(), 0.001)) for f in futures]
+
+
+def _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id, criterion,
+         max_bins, sample_rows, seed, local_rows, batch, timeout, on_level, progress,
+         checkpoint, resume):
+    from dask import delayed
+
+    # 1. scan: lengths, values that decide kinds and categories, labels
+    columns = _scan.value_columns(X, names, estimator.categorical_features)
+    described = _gather(client, client.compute(
+        [delayed(_scan.describe)(xp, yp, columns) for xp, yp in zip(x_parts, y_parts)]),
+        timeout, "the scan")
+    for i, d in enumerate(described):
+        if d["rows"] != d["labels_rows"]:
+            raise DataError(f"partition {i} of X has {d['rows']} rows but y's has "
+                            f"{d['labels_rows']}: y must be partitioned like X")
+    n_rows = sum(d["rows"] for d in described)
+    if n_rows == 0:
+        raise DataError("X has no rows")
+    schema = _scan.infer(X, y, names, described, columns, estimator.categorical_features)
+    starts = np.concatenate([[0], np.cumsum([d["rows"] for d in described])])
+    k = max(int(sample_rows), 1)
+    # the sample stays on the workers; only keys, then the rows below the k-th, come back
+    sampled = client.compute([delayed(_scan.sample)(xp, yp, schema, int(s), seed, k)
+                              for xp, yp, s in zip(x_parts, y_parts, starts)])
+    keys = _gather(client, client.map(_scan.keys_of, sampled, pure=False), timeout,
+                   "the sample")
+    n_known = sum(_gather(client, client.map(_known_of, sampled, pure=False), timeout,
+                          "the sample"))
+    if n_known == 0:
+        raise DataError("no training rows with a known class label")
+    cut = _scan.threshold(keys, k)
+    rows = _gather(client, client.map(_scan.rows_at_most, sampled, threshold=cut, pure=False),
+                   timeout, "the sample")
+    binner = _scan.fit_binner(np.concatenate(rows), n_known, schema, max_bins, k, seed)
+    del sampled, rows, keys
+    # 2. bin: one persisted task per partition, recomputable from its source
+    parts = client.compute([delayed(_worker.bin_partition)(xp, yp, schema, binner)
+                            for xp, yp in zip(x_parts, y_parts)])
+    class_counts = np.zeros(len(schema.classes), dtype=np.int64)
+    label_counts = client.map(_label_counts, parts, n_classes=len(schema.classes),
+                              pure=False)
+    for c in _gather(client, label_counts, timeout, "binning"):
+        class_counts += c
+    # 3. levels
+    n_classes = len(schema.classes)
+    factor = _class_factors(estimator.class_weight, class_counts, schema.classes.values)
+    settings = estimator._settings(n_known, np.zeros(0), False, criterion)
+    options = {"categorical_mask": schema.categorical_mask,
+               "n_categories": schema.n_categories, "n_classes": n_classes,
+               "criterion": criterion, "min_samples_leaf": settings.rules.min_samples_leaf,
+               "min_weight_leaf": settings.rules.min_weight_leaf}
+    splitter = ClusterSplitter(binner, factor, **options)
+    total_weight = float((class_counts * factor).sum())
+    shape = (schema.n_features, binner.missing_bin_ + 1, n_classes)
+
+    if settings.rules.max_leaf_nodes is not None:
+        if checkpoint is not None or resume is not None:
+            raise ValueError("checkpoint= and resume= work with level-wise growth, not with "
+                             "max_leaf_nodes")
+        rounds = iter(range(1 << 62))
+
+        def best_first_round(table, requests, n_hists):
+            number = next(rounds)
+            what = f"best-first round {number}"
+            with _cluster_errors(what, timeout):
+                futures = _worker_tasks(client, parts, f"quercus-best-{fit_id}-{number}",
+                                        _worker.best_first_counts, fit_id, table, requests,
+                                        n_hists, shape)
+            total = np.zeros((n_hists,) + shape, dtype=np.int64)
+            for part_counts in _gather(client, futures, timeout, what):
+                total += part_counts
+            return total
+
+        tree = grow_best_first(splitter, settings.rules, n_classes, class_counts,
+                               total_weight, best_first_round, q=batch, progress=progress)
+        estimator.tree_ = prune(tree, settings.ccp_alpha)
+        estimator._set_fitted(schema, has_names)
+        return estimator
+
+    apart = []  # futures of subtrees grown on one worker each
+
+    def count_round(level, tables, hist_of_slot, n_hists, local_of_slot, local_rules):
+        with _cluster_errors(f"level {level}", timeout):
+            futures = _level_tasks(client, parts, fit_id, level, tables, hist_of_slot,
+                                   n_hists, shape, local_of_slot)
+            counts = client.map(_worker.counts_of, futures, pure=False)
+            if local_rules:
+                apart.extend(_grow_apart_tasks(client, futures, local_rules, binner, options,
+                                               total_weight, factor, n_classes))
+        total = np.zeros((n_hists,) + shape, dtype=np.int64)
+        for part_counts in _gather(client, counts, timeout, f"level {level}"):
+            total += part_counts
+        return total
+
+    def finish_local():
+        trees = {}
+        for result in _gather(client, apart, timeout, "the subtrees grown apart"):
+            trees.update(result)
+        return trees
+
+    if local_rows == "auto":
+        n_workers = max(len(client.scheduler_info(n_workers=-1)["workers"]), 1)
+        local_rows = min(LOCAL_ROWS_MAX, n_known // (4 * n_workers))
+    fingerprint = _fingerprint(schema, binner, estimator)
+    state = None if resume is None else _checkpoint.load(resume, fingerprint)
+    save = None if checkpoint is None else partial(_checkpoint.save, checkpoint, fingerprint)
+    tree = grow_levels(splitter, settings.rules, n_classes, class_counts, total_weight,
+                       count_round, on_level=on_level, progress=progress,
+                       local_rows=int(min(local_rows, n_known)), finish_local=finish_local,
+                       save=save, state=state)
+    estimator.tree_ = prune(tree, settings.ccp_alpha)
+    estimator._set_fitted(schema, has_names)
+    return estimator
+
+
+def _fingerprint(schema, binner, estimator) -> bytes:
+    """What a checkpoint must have been made with: the schema, the bin edges and the
+    parameters (not local_rows nor the cluster: the tree does not depend on them)."""
+    import hashlib
+    import json
+
+    digest = hashlib.sha256(json.dumps(schema.to_json(), sort_keys=True, default=str).encode())
+    for edges in binner.edges_:
+        digest.update(np.ascontiguousarray(edges).tobytes())
+    digest.update(repr(sorted(estimator.get_params().items())).encode())
+    return digest.digest()
+
+
+def _known_of(sampled: tuple) -> int:
+    return sampled[2]
+
+
+def _label_counts(part: dict, n_classes: int) -> np.ndarray:
+    return np.bincount(part["y"], minlength=n_classes).astype(np.int64)
+
+
+def _class_factors(class_weight, counts: np.ndarray, classes) -> np.ndarray:
+    """``params.class_weight_factors`` per class, from the class counts."""
+    if isinstance(class_weight, str) and class_weight == "balanced":
+        counts = counts.astype(float)
+        present = counts > 0
+        factor = np.ones(counts.shape[0])
+        factor[present] = int(counts.sum()) / (np.count_nonzero(present) * counts[present])
+        return factor
+    return P.class_weight_factors(class_weight, np.arange(len(classes), dtype=np.int32),
+                                  classes)
+
+
+def _grow_apart_tasks(client, level_futures, local_rules, binner, options, total_weight,
+                      factor, n_classes) -> list:
+    """Hand each bucket of rows to one worker (round robin over the level's task workers,
+    by Dask's placement) and grow its subtree there with the single-machine code."""
+    buckets = sorted(local_rules)
+    n_owners = max(len(level_futures), 1)
+    futures = []
+    for owner in range(n_owners):
+        mine = buckets[owner::n_owners]
+        if not mine:
+            continue
+        picks = [client.submit(_worker.rows_for, f, mine, pure=False) for f in level_futures]
+        futures.append(client.submit(_worker.grow_apart, mine,
+                                     {b: local_rules[b] for b in mine}, binner, options,
+                                     total_weight, factor, n_classes, *picks, pure=False))
+    return futures
+
+
+def _level_tasks(client, parts, fit_id, level, tables, hist_of_slot, n_hists, shape,
+                 local_of_slot):
+    return _worker_tasks(client, parts, f"quercus-level-{fit_id}-{level}", _worker.level_counts,
+                         fit_id, level, tables, hist_of_slot, n_hists, shape, local_of_slot)
+
+
+def _worker_tasks(client, parts, name, function, *args) -> list:
+    """One task per worker, ``function(*args, indices, *partitions)``, over the partitions
+    it holds (by the current worker map; other workers are allowed, so a lost worker's
+    share runs elsewhere)."""
+    who = client.who_has(parts)
+    workers = sorted(client.scheduler_info(n_workers=-1)["workers"]) or [None]
+    owned: dict = {}
+    for i, fut in enumerate(parts):
+        holders = sorted(who.get(fut.key, ()))
+        owner = holders[0] if holders else workers[i % len(workers)]
+        owned.setdefault(owner, []).append(i)
+    futures = []
+    for worker, indices in sorted(owned.items(), key=lambda item: str(item[0])):
+        futures.append(client.submit(
+            function, *args, indices, *[parts[i] for i in indices],
+            workers=None if worker is None else [worker], allow_other_workers=True,
+            pure=False, key=f"{name}-{len(futures)}-{uuid.uuid4().hex[:8]}"))
+    return futures
+
+
+def _map(estimator, X, method: str):
+    import dask.array as da
+    import dask.dataframe as dd
+    import pandas as pd
+
+    estimator._check_fitted()
+    if isinstance(X, dd.DataFrame):
+        if method == "predict_proba":
+            meta = pd.DataFrame({i: np.zeros(0) for i in range(estimator.n_classes_)})
+            return X.map_partitions(_proba_frame, estimator, meta=meta).to_dask_array()
+        dtype = np.int64 if method == "apply" else estimator.classes_.dtype
+        return X.map_partitions(_series, estimator, method, meta=pd.Series([], dtype=dtype))
+    if isinstance(X, da.Array):
+        if X.ndim != 2:
+            raise DataError(f"X must be a 2-D Dask array; got {X.ndim} dimension(s)")
+        X = X.rechunk({1: -1}) if X.numblocks[1] != 1 else X
+        if method == "predict_proba":
+            return X.map_blocks(_block, estimator, method, dtype=np.float64,
+                                chunks=(X.chunks[0], (estimator.n_classes_,)))
+        dtype = np.int64 if method == "apply" else estimator.classes_.dtype
+        return X.map_blocks(_block, estimator, method, dtype=dtype, drop_axis=1)
+    raise DataError(f"expected a Dask DataFrame or Array; got {type(X).__name__}")
+
+
+def _series(part, estimator, method):
+    import pandas as pd
+
+    return pd.Series(getattr(estimator, method)(part), index=part.index)
+
+
+def _proba_frame(part, estimator):
+    import pandas as pd
+
+    return pd.DataFrame(estimator.predict_proba(part), index=part.index)
+
+
+def _block(block, estimator, method):
+    return getattr(estimator, method)(block)
+
+
+def predict(estimator, X):
+    """Predicted classes of a Dask X: a Dask Series (DataFrame X) or Array (Array X)."""
+    return _map(estimator, X, "predict")
+
+
+def predict_proba(estimator, X):
+    """Class probabilities of a Dask X: a Dask Array (n_rows, n_classes)."""
+    return _map(estimator, X, "predict_proba")
+
+
+def apply(estimator, X):
+    """Leaf ids of a Dask X: a Dask Series or Array."""
+    return _map(estimator, X, "apply")

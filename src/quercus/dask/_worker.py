@@ -1,0 +1,148 @@
+"""What runs on the Dask workers: binning a partition, and one level's class counts.
+
+Nothing here holds state that a lost worker would take with it. A binned partition is a
+task result with lineage (the scheduler recomputes it from the source partition). The
+row -> node-slot arrays live in ``_SLOTS``, a cache of this worker process: on a miss (a
+restarted worker, a partition moved to another worker) a task rebuilds them by replaying
+the split tables it receives, so the answer never depends on which worker runs it.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from .._kernels.class_counts import add_class_counts, advance_slots, descend
+
+# (fit id, partition index) -> (level, int32 row -> slot array); slot -1: row settled
+_SLOTS: dict = {}
+_LOCK = threading.Lock()
+
+
+def bin_partition(X_part, y_part, schema, binner) -> dict:
+    """Encode one partition with the fitted schema and bin it: ``binned`` (n_features,
+    n_known) and ``y`` (int32 class codes) of the rows whose class is known."""
+    X = schema.encode(X_part)
+    y = schema.encode_labels(y_part)
+    if X.shape[0] != y.shape[0]:
+        raise ValueError(f"a partition of X has {X.shape[0]} rows but y's has {y.shape[0]}")
+    known = y >= 0
+    if not known.all():
+        X, y = X[known], y[known]
+    return {"binned": np.ascontiguousarray(binner.transform(X)),
+            "y": np.ascontiguousarray(y, dtype=np.int32)}
+
+
+def _slots(fit_id: str, index: int, level: int, tables: list, part: dict) -> np.ndarray:
+    """Partition ``index``'s row -> slot array at ``level``, from the cache or replayed."""
+    with _LOCK:
+        cached = _SLOTS.get((fit_id, index))
+    if cached is None or cached[0] > level or cached[1].shape[0] != part["y"].shape[0]:
+        start, slots = 0, np.zeros(part["y"].shape[0], dtype=np.int32)
+    else:
+        start, slots = cached[0], cached[1].copy()
+    for d in range(start, level):
+        advance_slots(slots, part["binned"], *tables[d])
+    with _LOCK:
+        _SLOTS[(fit_id, index)] = (level, slots)
+    return slots
+
+
+def level_counts(fit_id: str, level: int, tables: list, hist_of_slot: np.ndarray,
+                 n_hists: int, shape: tuple, local_of_slot: np.ndarray, indices: list,
+                 *parts: dict) -> dict:
+    """This worker's share of a level.
+
+    ``counts``: class counts (n_hists, n_features, bins, classes) of its partitions: a row
+    in slot s adds to histogram ``hist_of_slot[s]`` when that is >= 0. ``rows``: for each
+    slot s with ``local_of_slot[s] = b >= 0``, the rows to grow apart, {b: (binned, y)}."""
+    out = np.zeros((n_hists,) + tuple(shape), dtype=np.int32)
+    rows: dict = {}
+    for index, part in zip(indices, parts):
+        slots = _slots(fit_id, index, level, tables, part)
+        if slots.shape[0] == 0:
+            continue
+        live = np.maximum(slots, 0)
+        if n_hists:
+            hist_index = np.where(slots >= 0, hist_of_slot[live], -1)
+            add_class_counts(part["binned"], part["y"], hist_index.astype(np.int32), out)
+        bucket = np.where(slots >= 0, local_of_slot[live], -1)
+        for b in np.unique(bucket[bucket >= 0]):
+            mine = np.flatnonzero(bucket == b)
+            rows.setdefault(int(b), []).append((part["binned"][:, mine], part["y"][mine]))
+    return {"counts": out, "rows": rows}
+
+
+def counts_of(result: dict) -> np.ndarray:
+    return result["counts"]
+
+
+def rows_for(result: dict, buckets: list) -> dict:
+    """The rows of the given local buckets in one worker's level result."""
+    return {b: result["rows"][b] for b in buckets if b in result["rows"]}
+
+
+def grow_apart(buckets: list, specs: dict, binner, options: dict, total_weight: float,
+               class_factor: np.ndarray, n_classes: int, *picks: dict) -> dict:
+    """Grow the subtrees of the given buckets with the single-machine code: {b: Tree}.
+
+    ``specs[b]`` is the StoppingRules of bucket b's node (its depth limit shortened by the
+    node's depth); every row's weight is its class factor, as on the whole data."""
+    from ..growing.builders import grow
+    from ..splitting.hist import HistSplitter
+
+    trees = {}
+    for b in buckets:
+        pieces = [piece for pick in picks for piece in pick.get(b, [])]
+        binned = np.concatenate([p[0] for p in pieces], axis=1)
+        y = np.concatenate([p[1] for p in pieces]).astype(np.int32)
+        splitter = HistSplitter(None, y, class_factor[y], binner=binner,
+                                binned=np.ascontiguousarray(binned), **options)
+        trees[b] = grow(splitter, specs[b], n_classes, total_weight=total_weight)
+    return trees
+
+
+def forget(fit_id: str) -> int:
+    """Drop a finished fit's cached slot arrays (run on every worker)."""
+    with _LOCK:
+        keys = [k for k in _SLOTS if k[0] == fit_id]
+        for k in keys:
+            del _SLOTS[k]
+    return len(keys)
+
+
+def best_first_counts(fit_id: str, table: tuple, requests: tuple, n_hists: int, shape: tuple,
+                      indices: list, *parts: dict) -> np.ndarray:
+    """Class counts for best-first growth: rows first descend the committed splits
+    ``table`` (indexed by node id); then a row in requested node ``req_node[i]`` adds to
+    histogram 2i (it goes left under ``req_feature[i]`` / ``req_left_bins[i]``) or 2i + 1.
+    An empty request list with n_hists = 1 counts every row (the root)."""
+    req_node, req_feature, req_left_bins = requests
+    out = np.zeros((n_hists,) + tuple(shape), dtype=np.int32)
+    n_nodes = table[0].shape[0]
+    request_of = np.full(max(n_nodes, 1), -1, dtype=np.int64)
+    request_of[req_node] = np.arange(req_node.shape[0])
+    for index, part in zip(indices, parts):
+        with _LOCK:
+            cached = _SLOTS.get((fit_id, index))
+        n = part["y"].shape[0]
+        fresh = cached is None or cached[1].shape[0] != n or cached[0] > n_nodes
+        nodes = np.zeros(n, dtype=np.int32) if fresh else cached[1].copy()
+        if n_nodes:
+            descend(nodes, part["binned"], *table)
+        with _LOCK:  # (size of the table applied, nodes): a later table only goes deeper
+            _SLOTS[(fit_id, index)] = (n_nodes, nodes)
+        if n == 0:
+            continue
+        if req_node.shape[0] == 0:
+            hist_index = np.zeros(n, dtype=np.int32)
+        else:
+            req = request_of[nodes]
+            live = np.flatnonzero(req >= 0)
+            hist_index = np.full(n, -1, dtype=np.int32)
+            r = req[live]
+            goes_left = req_left_bins[r, part["binned"][req_feature[r], live]]
+            hist_index[live] = 2 * r + np.where(goes_left, 0, 1)
+        add_class_counts(part["binned"], part["y"], hist_index, out)
+    return out
