@@ -221,6 +221,9 @@ def test_refusals_are_one_line(client):
         DecisionTreeClassifier(splitter="hist").fit(Xd, shifted)
     with pytest.raises(ValueError, match="y must be a Dask Series"):
         DecisionTreeClassifier(splitter="hist").fit(Xd, y)
+    for extra in ({"max_features": 1}, {"monotonic_cst": [1, 0, 0]}):
+        with pytest.raises(ValueError, match="not supported on a Dask cluster yet"):
+            DecisionTreeClassifier(splitter="hist", **extra).fit(Xd, yd)
     for message in ("chunked along its columns", "partitions but X has"):
         assert "\n" not in message
 

@@ -219,7 +219,10 @@ def _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id, cr
     # 3. levels
     n_classes = len(schema.classes)
     factor = _class_factors(estimator.class_weight, class_counts, schema.classes.values)
-    settings = estimator._settings(n_known, np.zeros(0), False, criterion)
+    settings = estimator._settings(n_known, np.zeros(0), False, criterion, schema)
+    if settings.max_features is not None or estimator.monotonic_cst is not None:
+        raise ValueError("max_features and monotonic_cst are not supported "
+                         "on a Dask cluster yet; fit without them or on one machine")
     options = {"categorical_mask": schema.categorical_mask,
                "n_categories": schema.n_categories, "n_classes": n_classes,
                "criterion": criterion, "min_samples_leaf": settings.rules.min_samples_leaf,

@@ -66,8 +66,8 @@ def grow_best_first(splitter: ClusterSplitter, rules: StoppingRules, n_classes: 
             splits_left -= 1
             split = candidate.split[0]
             children = []
-            for child_start, child_end, child_branch, child_weights in _expand(recorder,
-                                                                                candidate):
+            for child_start, child_end, child_branch, child_weights, _ in _expand(
+                    splitter, recorder, candidate):
                 child = _record_node(splitter, recorder, rules, child_start, child_end,
                                      candidate.depth + 1, total_weight, candidate.node,
                                      child_branch, child_weights)

@@ -213,7 +213,7 @@ def grow_levels(splitter: ClusterSplitter, rules: StoppingRules, n_classes: int,
             feature[i] = split.feature
             left_bins[i] = split.left_bins
             left_slot[i], right_slot[i] = len(nxt), len(nxt) + 1
-            (ls, le, lb, lw), (rs, re, rb, rw) = _expand(recorder, candidate)
+            (ls, le, lb, lw, _), (rs, re, rb, rw, _) = _expand(splitter, recorder, candidate)
             nxt.append(_Node(ls, le, node.depth + 1, candidate.node, lb, lw, len(nxt) + 1))
             nxt.append(_Node(rs, re, node.depth + 1, candidate.node, rb, rw, len(nxt) - 1))
         tables.append((feature, left_bins, left_slot, right_slot))
