@@ -159,7 +159,8 @@ def _scan_fractional(values, classes, weights, n_classes, min_leaf, node_weight)
             gain = 0.0 if abs(numerator) < SMALL else numerator / known
             if gain - best > SMALL:
                 best, split_index = gain, p
-                best_left[:] = left
+                for c in range(n_classes):  # a loop: a slice copy compiles numba's shape
+                    best_left[c] = left[c]  # error path with its string formatting
             n_candidates += 1
     w_left = 0.0
     for c in range(n_classes):

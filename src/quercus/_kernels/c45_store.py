@@ -12,12 +12,82 @@ sends to branch 0 (-1 for a numeric or multiway split); ``rows`` indexes the gro
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.typed import List
 
 from .c45 import SMALL, split_rows
 from .predict import CATEGORICAL, LEAF, NUMERIC
 
 WEIGHTED = -1  # missing_branch of a node whose missing values go down every branch
+
+# Item types of the store's and frontier's lists. The lists are made and read in numba only
+# (``new_store``, ``new_frontier``, ``frontier_size``, ``node_arrays``): a typed list used
+# from Python compiles numba's list helpers again in every process (seconds), while these
+# cached kernels load in milliseconds.
+_INT = types.int64
+_FLOAT = types.float64
+_BOOL = types.boolean
+_FLOATS = types.float64[::1]
+_INTS = types.int64[::1]
+_COLUMNS = types.float64[:, :]
+_CODES = types.int32[:, :]
+
+
+@njit(cache=True)
+def new_store():
+    """An empty node store (see the module docstring)."""
+    return (List.empty_list(_INT), List.empty_list(_INT), List.empty_list(_FLOAT),
+            List.empty_list(_INT), List.empty_list(_INT), List.empty_list(_INT),
+            List.empty_list(_INT), List.empty_list(_BOOL), List.empty_list(_INT),
+            List.empty_list(_FLOATS), List.empty_list(_INTS), List.empty_list(_FLOATS))
+
+
+@njit(cache=True)
+def new_frontier():
+    """An empty frontier: node ids and their sorted numeric columns (values, classes,
+    weights, row ids; ``c45.SortedColumns``)."""
+    return (List.empty_list(_INT), List.empty_list(_COLUMNS), List.empty_list(_CODES),
+            List.empty_list(_COLUMNS), List.empty_list(_CODES))
+
+
+@njit(cache=True)
+def frontier_size(frontier):
+    """Number of nodes waiting on the frontier."""
+    return len(frontier[0])
+
+
+@njit(cache=True)
+def set_empty(nodes, node, value):
+    """Mark node ``node`` an empty leaf (or not)."""
+    nodes[7][node] = value
+
+
+@njit(cache=True)
+def store_scalars(nodes):
+    """The store's per-node numbers as arrays: kind, feature, threshold, category,
+    first_child, n_branches, empty; and the children list."""
+    n = len(nodes[0])
+    kind = np.empty(n, dtype=np.int64)
+    feature = np.empty(n, dtype=np.int64)
+    threshold = np.empty(n)
+    category = np.empty(n, dtype=np.int64)
+    first_child = np.empty(n, dtype=np.int64)
+    n_branches = np.empty(n, dtype=np.int64)
+    empty = np.empty(n, dtype=np.bool_)
+    for i in range(n):
+        kind[i], feature[i], threshold[i] = nodes[0][i], nodes[1][i], nodes[2][i]
+        category[i], first_child[i], n_branches[i] = nodes[3][i], nodes[4][i], nodes[5][i]
+        empty[i] = nodes[7][i]
+    children = np.empty(len(nodes[6]), dtype=np.int64)
+    for i in range(children.shape[0]):
+        children[i] = nodes[6][i]
+    return kind, feature, threshold, category, first_child, n_branches, empty, children
+
+
+@njit(cache=True)
+def node_arrays(nodes, node):
+    """(rows, weights, class table) of node ``node``."""
+    return nodes[10][node], nodes[11][node], nodes[9][node]
 
 
 @njit(cache=True)
@@ -142,7 +212,8 @@ def flatten(nodes, root, n_classes, n_values):
         node = order[i]
         table = tables[node]
         out_kind[i], out_feature[i], out_threshold[i] = kind[node], feature[node], threshold[node]
-        value[i] = table
+        for c in range(n_classes):  # a loop, not value[i] = table: see c45._scan_fractional
+            value[i, c] = table[c]
         impurity[i] = _entropy(table)
         n_samples[i] = rows[node].shape[0]
         out_empty[i] = empty[node]

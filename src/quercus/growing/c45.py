@@ -14,12 +14,21 @@ from dataclasses import dataclass, field
 
 import numba
 import numpy as np
-from numba import types
-from numba.typed import List
 
 from .._kernels.c45 import PARALLEL_MIN_WORK, SortedColumns, split_rows
 from .._kernels.c45_grow import entry_sizes, grow_largest_first, grow_nodes, push
-from .._kernels.c45_store import add_node, attach, detach, flatten
+from .._kernels.c45_store import (
+    add_node,
+    attach,
+    detach,
+    flatten,
+    frontier_size,
+    new_frontier,
+    new_store,
+    node_arrays,
+    set_empty,
+    store_scalars,
+)
 from ..splitting.c45 import AttributeInfo
 from ..splitting.c45_binary import binary_category_map
 from ..tree import CATEGORICAL, LEAF, NUMERIC, Tree, TreeRecorder
@@ -70,23 +79,6 @@ def route(X, node: C45Node, rows, weights):
     cmap = NO_MAP if node.category_map is None else node.category_map
     return split_rows(X, rows, weights, node.feature, node.kind == NUMERIC, node.threshold,
                       len(node.children), cmap)
-
-
-def new_store():
-    """An empty node store (``_kernels.c45_store``)."""
-    return (List.empty_list(types.int64), List.empty_list(types.int64),
-            List.empty_list(types.float64), List.empty_list(types.int64),
-            List.empty_list(types.int64), List.empty_list(types.int64),
-            List.empty_list(types.int64), List.empty_list(types.boolean),
-            List.empty_list(types.int64), List.empty_list(types.float64[::1]),
-            List.empty_list(types.int64[::1]), List.empty_list(types.float64[::1]))
-
-
-def new_frontier():
-    """An empty frontier: node ids and their sorted numeric columns (``SortedColumns``)."""
-    return (List.empty_list(types.int64), List.empty_list(types.float64[:, :]),
-            List.empty_list(types.int32[:, :]), List.empty_list(types.float64[:, :]),
-            List.empty_list(types.int32[:, :]))
 
 
 def _distinct_values(X, X_full, columns, numeric_features):
@@ -161,7 +153,7 @@ def grow_c45(X, y, weights, X_full, info: AttributeInfo, *, max_depth=None,
     nodes, frontier = new_store(), new_frontier()
     root_table = class_table(y, rows, weights, info.n_classes)
     add_node(nodes, rows, weights.copy(), root_table, 0)
-    nodes[7][0] = False  # the root is never an empty leaf
+    set_empty(nodes, 0, False)  # the root is never an empty leaf
     push(frontier, 0, columns.values, columns.classes, columns.weights, columns.positions)
     reporter = _Progress(progress, float(root_table.sum()))
     budget = GROW_BUDGET if progress is not None else np.iinfo(np.int64).max
@@ -178,15 +170,20 @@ def grow_c45(X, y, weights, X_full, info: AttributeInfo, *, max_depth=None,
     def expand(store, front, n_nodes, parallel):
         """Expand up to n_nodes frontier nodes; returns False once the frontier is empty."""
         reporter.add(grow_nodes(*arguments(store, front), n_nodes, parallel))
-        return len(front[0]) > 0
+        return frontier_size(front) > 0
 
     n_threads = numba.get_num_threads()
+    # below PARALLEL_MIN_WORK the root is grown on one thread as in the parallel path (which
+    # would expand nothing first and grow the root as a single task), without loading or
+    # compiling the parallel path's kernels
+    if columns.values.shape[1] * max(numeric_features.size, 1) < PARALLEL_MIN_WORK:
+        n_threads = 1
     if n_threads > 1:
         reporter.add(grow_largest_first(*arguments(nodes, frontier), PARALLEL_MIN_WORK))
     if n_threads == 1:
-        while expand(nodes, frontier, budget, False):
+        while expand(nodes, frontier, budget, None):
             pass
-    elif len(frontier[0]):
+    elif frontier_size(frontier):
         tasks = []
         for take in _balanced_groups(entry_sizes(frontier), n_threads):
             task_nodes, task_frontier = new_store(), new_frontier()
@@ -207,12 +204,13 @@ def grow_c45(X, y, weights, X_full, info: AttributeInfo, *, max_depth=None,
 
 def store_to_nodes(nodes, n_values) -> C45Node:
     """The store as C45Node objects (for the Python pruners), root first."""
-    kind, feature, threshold, category, first_child, n_branches, children, empty = nodes[:8]
-    tables, rows, weights = nodes[9], nodes[10], nodes[11]
-    objects = [C45Node(np.asarray(rows[i]), np.asarray(weights[i]), np.asarray(tables[i]),
-                       kind=int(kind[i]), feature=int(feature[i]),
-                       threshold=float(threshold[i]), empty=bool(empty[i]))
-               for i in range(len(kind))]
+    kind, feature, threshold, category, first_child, n_branches, empty, children = \
+        store_scalars(nodes)
+    objects = []
+    for i in range(kind.size):
+        rows, weights, table = node_arrays(nodes, i)
+        objects.append(C45Node(rows, weights, table, kind=int(kind[i]), feature=int(feature[i]),
+                               threshold=float(threshold[i]), empty=bool(empty[i])))
     for i, node in enumerate(objects):
         k = int(n_branches[i])
         node.children = [objects[children[first_child[i] + j]] for j in range(k)]
