@@ -121,15 +121,19 @@ class DecisionTreeRegressor:
                                       min_samples_leaf=rules.min_samples_leaf,
                                       min_weight_leaf=rules.min_weight_leaf)
         self.tree_ = prune(grow(splitter, rules, 1), ccp_alpha)
+        self._set_fitted(schema, hasattr(X, "columns"))
+        return self
+
+    def _set_fitted(self, schema, has_names: bool) -> None:
+        """Attributes derived from the schema (also used when a model file is loaded)."""
         self.schema_ = schema
         self.n_features_in_ = schema.n_features
         self.n_outputs_ = 1
         self.max_features_ = schema.n_features
-        if hasattr(X, "columns"):
+        if has_names:
             self.feature_names_in_ = np.array(schema.feature_names, dtype=object)
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        return self
 
     def predict(self, X) -> np.ndarray:
         """The mean training target of each row's leaf."""
@@ -146,6 +150,19 @@ class DecisionTreeRegressor:
         if spread == 0.0:
             return 1.0 if residual == 0.0 else 0.0
         return float(1.0 - residual / spread)
+
+    def save(self, path) -> None:
+        """Write the fitted model to a JSON model file (atomically); read it back with
+        ``quercus.load_model``."""
+        from .export.model_writer import save_model
+
+        save_model(self, path)
+
+    def explain(self, X) -> list:
+        """Not available for regression trees yet (``quercus.explain.explain`` says so)."""
+        from .explain import explain
+
+        return explain(self, X)
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None) -> PruningPath:
         """Effective alphas and total leaf impurities of minimal cost-complexity pruning."""
