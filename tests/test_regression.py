@@ -4,12 +4,13 @@ against brute force, and the estimator's interface."""
 import itertools
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn import datasets
 from sklearn.tree import DecisionTreeRegressor as SkRegressor
 
 from quercus import DataError, DecisionTreeRegressor
-from quercus._kernels.split_regression import best_regression_splits
+from quercus._kernels.split_regression import best_mean_ordered_split, best_regression_splits
 from quercus.tree import LEAF
 
 
@@ -189,7 +190,58 @@ def test_bad_targets(y, message):
         DecisionTreeRegressor().fit(np.arange(10.0).reshape(-1, 1), y)
 
 
-def test_categorical_feature_refused():
-    X = [["a", 1.0], ["b", 2.0], ["a", 3.0]]
-    with pytest.raises(DataError, match="categorical"):
-        DecisionTreeRegressor().fit(X, [1.0, 2.0, 3.0])
+def _best_subset_by_brute_force(codes, y, w, n_codes, min_leaf):
+    """Largest proxy over every subset of categories sent left (missing code -1 tried on
+    both sides)."""
+    best = -np.inf
+    has_missing = (codes < 0).any()
+    for mask in range(1, 1 << n_codes):
+        for missing_left in ((False, True) if has_missing else (False,)):
+            left = np.array([(mask >> c) & 1 == 1 if c >= 0 else missing_left for c in codes])
+            if min(left.sum(), (~left).sum()) < min_leaf:
+                continue
+            sl, sr = (w * y)[left].sum(), (w * y)[~left].sum()
+            best = max(best, sl * sl / w[left].sum() + sr * sr / w[~left].sum())
+    return best
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_categorical_kernel_finds_the_best_subset(seed):
+    rng = np.random.RandomState(seed)
+    n_codes, n = 6, 60
+    codes = rng.randint(-1 if seed % 2 else 0, n_codes, size=n)  # -1: missing
+    y = rng.normal(size=n) * 5 + codes * rng.normal()
+    w = rng.uniform(0.5, 2.0, size=n)
+    slot = np.where(codes < 0, n_codes, codes)  # the kernel's last entry: missing rows
+    weight = np.bincount(slot, weights=w, minlength=n_codes + 1).astype(float)
+    target_sum = np.bincount(slot, weights=w * y, minlength=n_codes + 1).astype(float)
+    counts = np.bincount(slot, minlength=n_codes + 1).astype(np.int64)
+    branch = np.empty(n_codes, dtype=np.int32)
+    min_leaf = 1 + seed % 4
+    proxy, missing_left = best_mean_ordered_split(weight, target_sum, counts, min_leaf, 0.0,
+                                                  branch)
+    assert proxy == pytest.approx(_best_subset_by_brute_force(codes, y, w, n_codes, min_leaf),
+                                  rel=1e-12)
+    left = np.where(codes < 0, missing_left, branch[codes] == 0)  # the map gives that proxy
+    sl, sr = (w * y)[left].sum(), (w * y)[~left].sum()
+    assert proxy == pytest.approx(sl * sl / w[left].sum() + sr * sr / w[~left].sum(), rel=1e-12)
+
+
+def test_categorical_feature_tree():
+    rng = np.random.RandomState(3)
+    colour = rng.choice(["red", "green", "blue", "grey", "pink"], size=200)
+    size = rng.uniform(0, 10, size=200)
+    effect = {"red": 3.0, "green": -1.0, "blue": 2.5, "grey": -1.5, "pink": 0.0}
+    y = np.array([effect[c] for c in colour]) + 0.1 * size
+    X = pd.DataFrame({"colour": colour, "size": size})
+    model = DecisionTreeRegressor(max_depth=1).fit(X, y)
+    tree = model.tree_
+    assert tree.feature[0] == 0  # colour: {red, blue} against the rest
+    left = {c for c in effect
+            if model.predict(pd.DataFrame({"colour": [c], "size": [5.0]}))[0] > 1.5}
+    assert left == {"red", "blue"}
+    codes = pd.Categorical(colour, categories=sorted(effect)).codes
+    best = _best_subset_by_brute_force(codes, y, np.ones_like(y), len(effect), 1)
+    goes_left = np.array([c in ("blue", "red") for c in colour])
+    sl, sr = y[goes_left].sum(), y[~goes_left].sum()
+    assert best == pytest.approx(sl * sl / goes_left.sum() + sr * sr / (~goes_left).sum())

@@ -106,3 +106,17 @@ def _exporters():
 def test_exporters_refuse_regressors(model, name):
     with pytest.raises(ValueError, match="not available for regression trees"):
         _exporters()[name](model)
+
+
+def test_categorical_split_text_and_round_trip(tmp_path):
+    X = pd.DataFrame({"shop": ["north", "south", "east", "west"] * 10,
+                      "price": np.arange(40.0)})
+    y = np.where(X["shop"].isin(["north", "east"]), 10.0, 2.0)
+    model = DecisionTreeRegressor(max_depth=1).fit(X, y)
+    assert tree_to_text(model).splitlines() == [  # lower means go left
+        "shop in {south, west}: 2 (n = 20, sd 0)",
+        "shop in {east, north}: 10 (n = 20, sd 0)",
+        "Depth: 1, leaves: 2"]
+    model.save(tmp_path / "shops.json")
+    loaded = quercus.load_model(tmp_path / "shops.json")
+    np.testing.assert_array_equal(loaded.predict(X), y)

@@ -18,7 +18,7 @@ __all__ = ["DecisionTreeRegressor"]
 
 
 class DecisionTreeRegressor:
-    """A CART regression tree (squared error) on numeric features.
+    """A CART regression tree (squared error) on numeric and categorical features.
 
     Each split minimises the weighted squared error of its two children; a leaf predicts
     the weighted mean target of its training rows. On numeric data the tree is
@@ -40,6 +40,10 @@ class DecisionTreeRegressor:
         With a limit, the tree grows best first.
     ccp_alpha : float, default=0.0
         Complexity parameter of minimal cost-complexity pruning.
+    categorical_features : "auto", list of names or indices, or bool mask, default="auto"
+        Which features are categorical ("auto": string, category and bool columns). A
+        categorical feature is split by the best subset of its categories, found among
+        the prefixes of the categories ordered by mean target (exact for squared error).
 
     Rows with a missing target (NaN) and rows of ``sample_weight`` 0 are left out. A missing
     feature value follows the side learned at each split, as in scikit-learn.
@@ -57,7 +61,8 @@ class DecisionTreeRegressor:
 
     def __init__(self, criterion="squared_error", splitter="best", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
-                 min_impurity_decrease=0.0, max_leaf_nodes=None, ccp_alpha=0.0):
+                 min_impurity_decrease=0.0, max_leaf_nodes=None, ccp_alpha=0.0,
+                 categorical_features="auto"):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -67,6 +72,7 @@ class DecisionTreeRegressor:
         self.min_impurity_decrease = min_impurity_decrease
         self.max_leaf_nodes = max_leaf_nodes
         self.ccp_alpha = ccp_alpha
+        self.categorical_features = categorical_features
 
     # the scikit-learn protocol and the tree accessors are the classifier's
     _param_names = classmethod(_Classifier._param_names.__func__)
@@ -87,12 +93,8 @@ class DecisionTreeRegressor:
         P.check_choice("splitter", self.splitter, ["best", "exact"])
         X = V.check_features(X, fitting=True)
         target = _targets(y)
-        schema = infer_schema(X, categorical_features="auto",
+        schema = infer_schema(X, categorical_features=self.categorical_features,
                               target=getattr(y, "name", None))
-        if schema.categorical_mask.any():
-            name = schema.feature_names[int(np.argmax(schema.categorical_mask))]
-            raise DataError(f"feature {name!r} is categorical; DecisionTreeRegressor takes "
-                            f"numeric features only (encode it as numbers)")
         X_encoded = schema.encode(X)
         if X_encoded.shape[0] != target.shape[0]:
             raise DataError(f"X has {X_encoded.shape[0]} rows but y has {target.shape[0]}")
@@ -118,6 +120,8 @@ class DecisionTreeRegressor:
             max_leaf_nodes=P.resolve_max_leaf_nodes(self.max_leaf_nodes))
         ccp_alpha = P.check_non_negative("ccp_alpha", self.ccp_alpha)
         splitter = RegressionSplitter(X_encoded[keep], target[keep], weights[keep],
+                                      categorical_mask=schema.categorical_mask,
+                                      n_categories=schema.n_categories,
                                       min_samples_leaf=rules.min_samples_leaf,
                                       min_weight_leaf=rules.min_weight_leaf)
         self.tree_ = prune(grow(splitter, rules, 1), ccp_alpha)

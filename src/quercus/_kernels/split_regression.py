@@ -124,3 +124,103 @@ def best_regression_splits(
                     else:
                         out_missing_left[i] = missing_left
         out_proxy[i] = best
+
+
+@njit(cache=True)
+def category_sums(X, y, sample_weight, rows, feature, out_weight, out_sum, out_counts):
+    """Weight, weighted target sum and row count per category code of ``feature`` over
+    ``rows``; the last entry holds the rows whose value is missing."""
+    out_weight[:] = 0.0
+    out_sum[:] = 0.0
+    out_counts[:] = 0
+    missing = out_counts.shape[0] - 1
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        v = X[r, feature]
+        code = missing if np.isnan(v) else int(v)
+        out_weight[code] += sample_weight[r]
+        out_sum[code] += sample_weight[r] * y[r]
+        out_counts[code] += 1
+
+
+@njit(cache=True)
+def best_mean_ordered_split(weight, target_sum, counts, min_samples_leaf, min_weight_leaf,
+                            out_branch):
+    """Best binary subset split of one categorical feature under squared error.
+
+    The categories present at the node are ordered by their mean target (ties: lower code
+    first) and every prefix of that order is tried as the left side, the missing rows
+    (last entry of the arrays) sent right and then left; for squared error the best
+    subset of categories is such a prefix (Fisher 1958; Breiman et al. 1984, 9.4), and
+    with the missing rows as one more group every cut of the full order is such a prefix
+    with the missing rows on one side, so the search stays exact. Sides
+    are summed from both ends (no subtraction). Writes 0 (left) or 1 (right) per code into
+    ``out_branch``, absent categories following the larger side; returns
+    ``(proxy, missing_left)``, proxy -inf when no valid split exists.
+    """
+    n_codes = counts.shape[0] - 1
+    n_missing = counts[n_codes]
+    present = np.empty(n_codes, dtype=np.int64)
+    m = 0
+    for c in range(n_codes):
+        if counts[c] > 0:
+            present[m] = c
+            m += 1
+    present = present[:m]
+    means = np.empty(m)
+    for j in range(m):
+        c = present[j]
+        means[j] = target_sum[c] / weight[c] if weight[c] > 0 else 0.0
+    order = np.argsort(means, kind="mergesort")
+    suffix_w = np.zeros(m + 1)
+    suffix_s = np.zeros(m + 1)
+    suffix_n = np.zeros(m + 1, dtype=np.int64)
+    for j in range(m - 1, -1, -1):
+        c = present[order[j]]
+        suffix_w[j] = suffix_w[j + 1] + weight[c]
+        suffix_s[j] = suffix_s[j + 1] + target_sum[c]
+        suffix_n[j] = suffix_n[j + 1] + counts[c]
+    best = -np.inf
+    best_prefix = 0
+    best_missing_left = False
+    best_n_left = 0
+    best_n_right = 0
+    passes = 2 if n_missing > 0 else 1
+    for pass_index in range(passes):
+        missing_left = pass_index == 1
+        last_prefix = m if (n_missing > 0 and not missing_left) else m - 1
+        w_left = 0.0
+        s_left = 0.0
+        n_left = 0
+        for prefix in range(1, last_prefix + 1):
+            c = present[order[prefix - 1]]
+            w_left += weight[c]
+            s_left += target_sum[c]
+            n_left += counts[c]
+            wl, sl, nl = w_left, s_left, n_left
+            wr, sr, nr = suffix_w[prefix], suffix_s[prefix], suffix_n[prefix]
+            if missing_left:
+                wl += weight[n_codes]
+                sl += target_sum[n_codes]
+                nl += n_missing
+            else:
+                wr += weight[n_codes]
+                sr += target_sum[n_codes]
+                nr += n_missing
+            if nl < min_samples_leaf or nr < min_samples_leaf:
+                continue
+            if wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0:
+                continue
+            proxy = sl * sl / wl + sr * sr / wr
+            if proxy > best:
+                best = proxy
+                best_prefix = prefix
+                best_missing_left = missing_left
+                best_n_left = nl
+                best_n_right = nr
+    out_branch[:] = 0 if best_n_left > best_n_right else 1
+    for j in range(m):
+        out_branch[present[order[j]]] = 0 if j < best_prefix else 1
+    if n_missing == 0:
+        best_missing_left = best_n_left > best_n_right
+    return best, best_missing_left

@@ -11,8 +11,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._kernels.split_regression import best_regression_splits, node_sums, squared_error
-from ..tree import NUMERIC
+from .._kernels.split_regression import (
+    best_mean_ordered_split,
+    best_regression_splits,
+    category_sums,
+    node_sums,
+    squared_error,
+)
+from ..tree import CATEGORICAL, NUMERIC
 from .cart import CartSplitter, Split
 
 REGRESSION_CRITERIA = ("squared_error",)
@@ -24,19 +30,22 @@ class RegressionSplitter(CartSplitter):
     Parameters
     ----------
     X : ndarray of float64, shape (n_rows, n_features)
-        Encoded numeric features (NaN for missing).
+        Encoded features (categorical codes as floats, NaN for missing).
     y : ndarray of float64
         Targets.
     sample_weight : ndarray of float64
+    categorical_mask, n_categories : per-feature arrays from the schema.
     min_samples_leaf, min_weight_leaf : the stopping limits a split must respect.
+
+    A categorical feature is split by a subset of its categories: the best prefix of the
+    categories ordered by mean target (``best_mean_ordered_split``).
     """
 
-    def __init__(self, X, y, sample_weight, *, min_samples_leaf, min_weight_leaf):
-        n_features = X.shape[1]
+    def __init__(self, X, y, sample_weight, *, categorical_mask, n_categories,
+                 min_samples_leaf, min_weight_leaf):
         super().__init__(X, np.zeros(X.shape[0], dtype=np.int32), sample_weight,
-                         categorical_mask=np.zeros(n_features, dtype=bool),
-                         n_categories=np.zeros(n_features, dtype=np.int64), n_classes=1,
-                         criterion="gini", min_samples_leaf=min_samples_leaf,
+                         categorical_mask=categorical_mask, n_categories=n_categories,
+                         n_classes=1, criterion="gini", min_samples_leaf=min_samples_leaf,
                          min_weight_leaf=min_weight_leaf)
         self.y = np.ascontiguousarray(y, dtype=np.float64)  # the class codes above unused
 
@@ -67,4 +76,24 @@ class RegressionSplitter(CartSplitter):
             int(f): Split(int(f), NUMERIC, float(self._threshold[i]), None,
                           0 if self._missing_left[i] else 1, float(self._proxy[i]))
             for i, f in enumerate(features) if self._proxy[i] > -np.inf}
+        for f in self.categorical_features:
+            split = self._categorical(int(f), start, end)
+            if split is not None:
+                candidates[int(f)] = split
         return self.best_candidate(candidates)
+
+    def _categorical(self, feature: int, start: int, end: int) -> Split | None:
+        if not self.may_split_categorical(feature):
+            return None
+        n_codes = int(self.n_categories[feature])
+        weight, target_sum = np.empty(n_codes + 1), np.empty(n_codes + 1)
+        counts = np.empty(n_codes + 1, dtype=np.int64)
+        category_sums(self.X, self.y, self.sample_weight, self.order[feature, start:end],
+                      feature, weight, target_sum, counts)
+        branch = np.empty(n_codes, dtype=np.int32)
+        proxy, missing_left = best_mean_ordered_split(weight, target_sum, counts,
+                                                      self.min_samples_leaf,
+                                                      self.min_weight_leaf, branch)
+        if proxy == -np.inf:
+            return None
+        return Split(feature, CATEGORICAL, np.nan, branch, 0 if missing_left else 1, float(proxy))
