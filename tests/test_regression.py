@@ -98,6 +98,17 @@ def test_same_tree_as_sklearn(data, params):
         assert ours.score(X, y) == pytest.approx(sk.score(X, y), rel=1e-12)
 
 
+@pytest.mark.filterwarnings("ignore:Value `\"friedman_mse\"`:FutureWarning")
+@pytest.mark.parametrize("params", [{}, {"max_leaf_nodes": 12}, {"min_impurity_decrease": 10.0}],
+                         ids=str)
+def test_friedman_mse_is_sklearns(params):
+    X, y = _with_missing()
+    ours = DecisionTreeRegressor(criterion="friedman_mse", **params).fit(X, y)
+    sk = SkRegressor(criterion="friedman_mse", random_state=0, **params).fit(X, y)
+    if compare_trees(ours, sk, X, y, np.ones_like(y)) == 0:  # else: ties, checked equal
+        np.testing.assert_allclose(ours.predict(X), sk.predict(X), rtol=1e-9)
+
+
 @pytest.mark.parametrize("data", ["diabetes", "missing"])
 def test_same_tree_with_sample_weight(data):
     X, y = DATA[data]()

@@ -26,7 +26,9 @@ class DecisionTreeRegressor:
 
     Parameters
     ----------
-    criterion : {"squared_error"}, default="squared_error"
+    criterion : {"squared_error", "friedman_mse"}, default="squared_error"
+        "friedman_mse" is another name of "squared_error", as in scikit-learn 1.9 (which
+        deprecates it): Friedman's improvement orders a node's cuts as squared error does.
     splitter : {"best", "exact"}, default="best"
         Every cut between distinct values is tried.
     max_depth : int or None, default=None
@@ -111,12 +113,12 @@ class DecisionTreeRegressor:
         fraction = P.check_non_negative("min_weight_fraction_leaf",
                                         self.min_weight_fraction_leaf, upper=0.5)
         total = weights[keep].sum() if sample_weight is not None else n_rows
+        min_decrease = P.check_non_negative("min_impurity_decrease", self.min_impurity_decrease)
         rules = StoppingRules(
             max_depth=P.resolve_max_depth(self.max_depth),
             min_samples_split=max(min_samples_split, 2 * min_samples_leaf),
             min_samples_leaf=min_samples_leaf, min_weight_leaf=fraction * total,
-            min_impurity_decrease=P.check_non_negative("min_impurity_decrease",
-                                                       self.min_impurity_decrease),
+            min_impurity_decrease=min_decrease,
             max_leaf_nodes=P.resolve_max_leaf_nodes(self.max_leaf_nodes))
         ccp_alpha = P.check_non_negative("ccp_alpha", self.ccp_alpha)
         splitter = RegressionSplitter(X_encoded[keep], target[keep], weights[keep],

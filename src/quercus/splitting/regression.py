@@ -21,7 +21,10 @@ from .._kernels.split_regression import (
 from ..tree import CATEGORICAL, NUMERIC
 from .cart import CartSplitter, Split
 
-REGRESSION_CRITERIA = ("squared_error",)
+#: friedman_mse is another name of squared_error, as in scikit-learn 1.9: Friedman's
+#: improvement w_l * w_r / (w_l + w_r) * (mean_l - mean_r)**2 is a cut's decrease of the
+#: node's squared error, so it orders cuts alike.
+REGRESSION_CRITERIA = ("squared_error", "friedman_mse")
 
 
 class RegressionSplitter(CartSplitter):
