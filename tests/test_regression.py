@@ -256,3 +256,14 @@ def test_categorical_feature_tree():
     goes_left = np.array([c in ("blue", "red") for c in colour])
     sl, sr = y[goes_left].sum(), y[~goes_left].sum()
     assert best == pytest.approx(sl * sl / goes_left.sum() + sr * sr / (~goes_left).sum())
+
+
+def _sklearn_checks():
+    from sklearn.utils.estimator_checks import parametrize_with_checks
+
+    return parametrize_with_checks([DecisionTreeRegressor()])
+
+
+@_sklearn_checks()
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from . import params as P
@@ -88,6 +90,14 @@ class DecisionTreeRegressor:
     get_depth = _Classifier.get_depth
     get_n_leaves = _Classifier.get_n_leaves
     feature_importances_ = _Classifier.feature_importances_
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import InputTags, RegressorTags, Tags, TargetTags
+
+        return Tags(estimator_type="regressor", target_tags=TargetTags(required=True),
+                    regressor_tags=RegressorTags(),
+                    input_tags=InputTags(allow_nan=True, categorical=True, string=True,
+                                         sparse=True))
 
     def fit(self, X, y, sample_weight=None) -> DecisionTreeRegressor:
         """Grow a tree from rows X (data frame, array or list of rows) and numeric targets y."""
@@ -184,6 +194,10 @@ def _targets(y) -> np.ndarray:
                         "is None")
     values = np.asarray(y)
     if values.ndim == 2 and values.shape[1] == 1:
+        category = V._sklearn_class("sklearn.exceptions", "DataConversionWarning") or UserWarning
+        warnings.warn("A column-vector y was passed when a 1d array was expected. Please "
+                      "change the shape of y to (n_samples,), for example using ravel().",
+                      category, stacklevel=3)
         values = values[:, 0]
     if values.ndim != 1:
         raise DataError(f"y must be one numeric target per row; got shape {values.shape}")
