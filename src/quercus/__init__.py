@@ -16,6 +16,7 @@ from .data import (
 from .errors import DataError, ModelFileError, NotFittedError, QuercusError
 from .estimator import DecisionTreeClassifier
 from .export.model_file import load_model
+from .regressor import DecisionTreeRegressor
 
 __version__ = "0.1.0"
 
@@ -28,6 +29,7 @@ __all__ = [
     "DataError",
     "Dataset",
     "DecisionTreeClassifier",
+    "DecisionTreeRegressor",
     "FeatureSpec",
     "ModelFileError",
     "NotFittedError",

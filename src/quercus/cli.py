@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from . import __version__, datasets
+from . import cli_regression as R
 from .cli_reading import cmd_inspect, labelled_rows, read_file, reading_options
 from .data.csv_stream import read_csv_binned
 from .data.raw_text import read_text_columns
@@ -200,6 +201,27 @@ def _train_streaming(args: argparse.Namespace) -> int:
     return 0
 
 
+def _train_regressor(args: argparse.Namespace, model, data, reason: str) -> int:
+    """``train`` on a numeric target: a regression tree, and a line saying why."""
+    y = R.numeric_values(data.y)
+    start = time.perf_counter()
+    try:
+        model.fit(data.X, pd.Series(y, name=args.target))
+    except DataError as error:
+        raise DataError(f"{args.data}: {error}") from error
+    seconds = time.perf_counter() - start
+    save_model(model, args.out)
+    rmse, mae, r2 = R.errors(y, model.predict(data.X))
+    print(f"Regression tree: {reason} (--task classification to force classes)")
+    print(f"Trained on {len(y)} rows, {model.n_features_in_} features "
+          f"(cart, {model.criterion})")
+    print(f"Depth: {model.get_depth()}, leaves: {model.get_n_leaves()}")
+    print(f"Training RMSE: {rmse:.4f}, MAE: {mae:.4f}, R2: {r2:.4f}")
+    print(f"Fit time: {seconds:.3f} s")
+    print(f"Model written to {args.out}")
+    return 0
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     if args.scheduler is not None:  # Parquet or CSV files fitted on a Dask cluster
         from .dask.command import train_on_cluster
@@ -207,7 +229,12 @@ def cmd_train(args: argparse.Namespace) -> int:
         return train_on_cluster(args, _estimator(args))
     if _streams(args):
         return _train_streaming(args)
-    data = labelled_rows(args.data, read_file(args.data, args.target, args=args, warn=True))
+    raw = read_file(args.data, args.target, args=args, warn=True)
+    reason = R.regression_reason(args, raw.y)
+    regressor = None if reason is None else R.regressor(args)  # refuse options first
+    data = labelled_rows(args.data, raw)
+    if regressor is not None:
+        return _train_regressor(args, regressor, data, reason)
     model = _estimator(args)
     start = time.perf_counter()
     bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
@@ -285,9 +312,11 @@ def cmd_predict(args: argparse.Namespace) -> int:
     if args.explain:
         _emit(_explanations(args, model, data, kept), args.out, "Explanations")
         return 0
+    if args.proba and getattr(model, "_estimator_type", None) == "regressor":
+        raise QuercusError("--proba is for classifiers; a regression tree predicts numbers")
     try:
         predicted = model.predict(data.X)
-        if model.algorithm == "interval":  # rows that fit no branch
+        if getattr(model, "algorithm", None) == "interval":  # rows that fit no branch
             lost = model.predict_proba(data.X).sum(axis=1) == 0.0
             predicted = np.where(lost, "unclassified", predicted.astype(object))
         table = pd.DataFrame({"prediction": predicted})
@@ -337,9 +366,10 @@ def cmd_show(args: argparse.Namespace) -> int:
             print(f"{args.format.upper()} picture written to {args.out}")
         return 0
     printer, needed, name = SHOW_FORMATS[args.format]
-    if needed is not None and model.algorithm != needed:
+    algorithm = getattr(model, "algorithm", "cart")  # a regression tree is a CART tree
+    if needed is not None and algorithm != needed:
         raise QuercusError(f"--format {args.format} prints {name} trees only; {args.model} "
-                           f"was trained with algorithm {model.algorithm!r} "
+                           f"was trained with algorithm {algorithm!r} "
                            "(use --format text)")
     text = printer(model)
     text = text if text.endswith("\n") else text + "\n"
@@ -477,7 +507,15 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    data = labelled_rows(args.data, read_file(args.data, args.target, args=args, warn=True))
+    raw = read_file(args.data, args.target, args=args, warn=True)
+    reason = R.regression_reason(args, raw.y)
+    if reason is not None:
+        y = R.numeric_values(raw.y)
+        results = R.cross_validate_regressor(R.regressor(args), raw.X, y, args.cv, args.seed)
+        print(f"Regression tree: {reason}")
+        R.print_eval(results, int((~np.isnan(y)).sum()), args.cv, args.seed)
+        return 0
+    data = labelled_rows(args.data, raw)
     result = cross_validate(_estimator(args), data.X, data.y, n_folds=args.cv, seed=args.seed)
     print(f"{args.cv}-fold cross-validation on {len(data.X)} rows (seed {args.seed})")
     print(f"Accuracy: mean {result.mean:.4f}, std {result.std:.4f}")
@@ -568,6 +606,10 @@ def _learner_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--lookahead", action="store_true",
                        help="class-interval tree: choose splits by the best subtrees below "
                             "them (seed 001's look-ahead; max depth 10 unless given)")
+    group.add_argument("--task", choices=["classification", "regression"], default=None,
+                       help="classification or regression; default: regression for a "
+                            "numeric target with fractional values or more than "
+                            f"{R.MAX_CLASS_VALUES} distinct values (CART, squared error)")
     group.add_argument("--categorical", nargs="+", metavar="COL", default=[],
                        help="treat these columns as categorical")
     group.add_argument("--numeric", nargs="+", metavar="COL", default=[],

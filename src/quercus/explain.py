@@ -24,6 +24,7 @@ from .export.conditions import (
     format_percent,
     format_value,
     format_weight,
+    refuse_regressor,
 )
 from .export.rule_match import condition_to_json
 from .tree import CATEGORICAL, INTERVAL, LEAF, NUMERIC
@@ -338,6 +339,7 @@ def explain(model, X) -> list[Explanation]:
         form. The probabilities equal ``predict_proba``, the prediction ``predict`` and the
         leaf ``apply``.
     """
+    refuse_regressor(model, "explain")
     model._check_fitted()
     encoded = model._encode(X)
     walker = _Walker(model)

@@ -15,6 +15,7 @@ import pandas as pd
 
 from .data.frames import to_python
 from .errors import DataError, QuercusError
+from .export.conditions import refuse_regressor
 from .export.palette import UNCLASSIFIED_COLOUR, class_colour, tint
 
 __all__ = [
@@ -120,6 +121,7 @@ def surface_grid(model, X, features, resolution: int = 200, margin: float = 0.05
         category (categorical); the picture is a slice through the model, exact for a model
         trained on the two features alone.
     """
+    refuse_regressor(model, "the decision-surface plot")
     model._check_fitted()
     schema = model.schema_
     if len(features) != 2:

@@ -21,6 +21,7 @@ from .export.conditions import (
     format_value,
     format_weight,
     node_summaries,
+    refuse_regressor,
     walk,
 )
 from .export.dot import branch_labels, node_lines
@@ -232,6 +233,7 @@ def report_html(model, X=None, y=None, *, title: str = "Quercus decision tree",
     str
         A complete HTML document with inline CSS and JavaScript and nothing to download.
     """
+    refuse_regressor(model, "the HTML report")
     model._check_fitted()
     evaluation = "" if X is None or y is None else _evaluation(model, X, y, data_name)
     return f"""<!DOCTYPE html>

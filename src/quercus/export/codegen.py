@@ -61,6 +61,7 @@ import numpy as np
 from ..data.frames import MISSING_STRINGS, to_python
 from ..errors import NotFittedError
 from ..tree import CATEGORICAL, INTERVAL, LEAF, NUMERIC, Tree
+from .conditions import refuse_regressor
 
 __all__ = ["C_INVALID", "C_UNCLASSIFIED", "LANGUAGES", "MAX_NESTING", "MESSAGE",
            "feature_ranges", "to_source"]
@@ -126,6 +127,7 @@ def to_source(model, language: str = "python", function_name: str = "predict", *
     NotFittedError
         The model is not fitted.
     """
+    refuse_regressor(model, "code generation")
     if not hasattr(model, "tree_"):
         raise NotFittedError(f"this {type(model).__name__} is not fitted yet; call fit first")
     if language not in LANGUAGES:

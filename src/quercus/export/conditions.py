@@ -265,6 +265,31 @@ class NodeSummary(NamedTuple):
     share: float
     empty: bool
     unclassified: bool = False
+    sd: float | None = None  # regression: standard deviation of the targets (label: mean)
+
+
+def is_regressor(model) -> bool:
+    """Whether the model is a regression tree (its nodes hold a mean target)."""
+    return getattr(model, "_estimator_type", None) == "regressor"
+
+
+def refuse_regressor(model, what: str) -> None:
+    """One-line ValueError for an exporter that does not handle regression trees yet."""
+    if is_regressor(model):
+        raise ValueError(f"{what} is not available for regression trees yet "
+                         f"(text trees, rules and model files are)")
+
+
+def format_significant(x: float, digits: int = 3) -> str:
+    """``x`` to ``digits`` significant digits, without an exponent (7.41, 1230, 0.0521)."""
+    return np.format_float_positional(float(x), precision=digits, unique=False,
+                                      fractional=False, trim="-")
+
+
+def regression_text(summary: NodeSummary) -> str:
+    """``7.41 (n = 23, sd 1.9)``: a regression node's mean, rows and standard deviation."""
+    return (f"{format_significant(summary.label)} (n = {summary.support}, "
+            f"sd {format_significant(summary.sd, 2)})")
 
 
 def weighted_support(model) -> bool:
@@ -280,6 +305,10 @@ def weighted_support(model) -> bool:
 def node_summaries(model) -> list[NodeSummary]:
     """The ``NodeSummary`` of every node of a fitted model, by node id."""
     tree = model._check_fitted()
+    if is_regressor(model):  # mean target, rows, standard deviation (impurity: variance)
+        return [NodeSummary(float(tree.value[node, 0]), int(tree.n_node_samples[node]), 1.0,
+                            False, False, float(np.sqrt(max(tree.impurity[node], 0.0))))
+                for node in range(tree.n_nodes)]
     proba = tree.node_probabilities()  # an empty leaf gets its parent's class shares
     weighted = weighted_support(model)
     out = []

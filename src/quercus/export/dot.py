@@ -16,6 +16,7 @@ from .conditions import (
     format_value,
     format_weight,
     node_summaries,
+    refuse_regressor,
     walk,
 )
 from .palette import UNCLASSIFIED_COLOUR, class_colour, purity, tint
@@ -126,6 +127,7 @@ def tree_to_dot(model) -> str:
         unclassified class-interval leaves grey. Edges carry the branch condition and the
         missing-value routing (see ``branch_labels``).
     """
+    refuse_regressor(model, "DOT export")
     tree = model._check_fitted()
     conditions = _node_conditions(model)
     summaries = node_summaries(model)

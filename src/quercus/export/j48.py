@@ -12,6 +12,7 @@ from decimal import Decimal
 import numpy as np
 
 from ..tree import LEAF, NUMERIC
+from .conditions import refuse_regressor
 
 SMALL = 1e-6
 
@@ -120,6 +121,7 @@ def _branch_lines(model, indent: str, leaf_text) -> list[str]:
 
 def tree_to_j48(model) -> str:
     """The tree as J48 prints it, with ``Number of Leaves`` and ``Size of the tree``."""
+    refuse_regressor(model, "J48 text")
     tree = model._check_fitted()
     header = "J48 pruned tree" if getattr(model, "pruning", True) else "J48 unpruned tree"
     lines = [header, "-" * 18, ""]
@@ -141,6 +143,7 @@ def tree_to_j48(model) -> str:
 def tree_to_id3(model) -> str:
     """The tree as Weka's Id3 prints it (``: null`` would be an empty leaf there; Quercus
     prints the parent's majority class, which it predicts)."""
+    refuse_regressor(model, "Weka's Id3 text")
     tree = model._check_fitted()
 
     def leaf_text(parent, child):

@@ -32,7 +32,7 @@ def _first(mask: np.ndarray) -> int | None:
     return int(hits[0]) if hits.size else None
 
 
-def check_tree(tree: Tree, schema) -> None:
+def check_tree(tree: Tree, schema, *, regression: bool = False) -> None:
     """Raise ``TreeArrayError`` unless every index in ``tree`` fits the tree and ``schema``.
 
     ``tree`` has passed ``Tree.validate`` (array lengths, children after their parent).
@@ -42,9 +42,15 @@ def check_tree(tree: Tree, schema) -> None:
     against the node's children (0 on leaves); category maps against the feature's codebook
     (none on other nodes) and the node's children; ``interval_class`` against the classes
     (-1 off interval nodes); ``empty`` on leaves only; split thresholds are numbers; class
-    and node weights finite and non-negative.
+    and node weights finite and non-negative. A regression tree (``regression``) has one
+    ``value`` column, its nodes' mean targets (finite, of any sign), and no classes.
     """
-    if schema.classes is None or tree.n_classes != len(schema.classes):
+    if regression:
+        if schema.classes is not None or tree.n_classes != 1:
+            raise TreeArrayError(f"a regression tree has 'n_classes' 1 and no classes; got "
+                                 f"{tree.n_classes} and a class codebook: "
+                                 f"{schema.classes is not None}")
+    elif schema.classes is None or tree.n_classes != len(schema.classes):
         n_schema = 0 if schema.classes is None else len(schema.classes)
         raise TreeArrayError(f"'n_classes' is {tree.n_classes}, the schema has {n_schema} "
                              "classes")
@@ -53,7 +59,7 @@ def check_tree(tree: Tree, schema) -> None:
     _check_missing_branches(tree)
     _check_category_maps(tree, schema)
     _check_interval_classes(tree)
-    _check_numbers(tree)
+    _check_numbers(tree, regression)
 
 
 def _check_kinds_and_features(tree: Tree, schema) -> None:
@@ -147,7 +153,7 @@ def _check_interval_classes(tree: Tree) -> None:
                       f"the model has {tree.n_classes} classes (0 to {tree.n_classes - 1})")
 
 
-def _check_numbers(tree: Tree) -> None:
+def _check_numbers(tree: Tree, regression: bool = False) -> None:
     leaf = tree.kind == LEAF
     if (node := _first(tree.empty & ~leaf)) is not None:
         raise _refuse("empty", node, True, "only a leaf can be empty")
@@ -159,7 +165,7 @@ def _check_numbers(tree: Tree) -> None:
         raise _refuse("threshold", node, None, "a numeric or interval split needs a threshold")
     if (node := _first(interval & np.isnan(tree.interval_high))) is not None:
         raise _refuse("interval_high", node, None, "an interval split needs an upper end")
-    bad = ~np.isfinite(tree.value) | (tree.value < 0)
+    bad = ~np.isfinite(tree.value) | ((tree.value < 0) & (not regression))
     if (node := _first(bad.any(axis=1))) is not None:
         raise _refuse("value", node, tree.value[node].tolist(),
                       "class weights must be finite and non-negative")

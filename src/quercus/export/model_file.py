@@ -17,6 +17,8 @@ from ..data.schema import Schema
 from ..errors import ModelFileError
 from ..estimator import DecisionTreeClassifier
 from ..learners import CRITERIA, LEARNERS
+from ..regressor import DecisionTreeRegressor
+from ..splitting.regression import REGRESSION_CRITERIA
 from ..tree import Tree
 from .atomic import write_atomically
 from .interval_xml import read_xml
@@ -26,6 +28,7 @@ from .model_writer import (
     FORMAT,
     FORMAT_VERSION,
     ITEMS_TAG,
+    REGRESSOR,
     model_to_dict,
     one_line,
     quercus_version,
@@ -70,7 +73,7 @@ def load_model(path):
 
     Returns
     -------
-    DecisionTreeClassifier
+    DecisionTreeClassifier or DecisionTreeRegressor
         A fitted model that predicts exactly as the saved one.
 
     Raises
@@ -104,15 +107,22 @@ def model_from_dict(document, path="<model>"):
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise ModelFileError(f"{path} is not a Quercus model file (no \"format\": \"{FORMAT}\")")
     _check_format_version(document, path)
-    if document.get("estimator") != ESTIMATOR:
+    estimator = document.get("estimator")
+    regression = estimator == REGRESSOR
+    if estimator != ESTIMATOR and not regression:
         raise ModelFileError(f"{path} holds an unknown estimator {document.get('estimator')!r}")
     for key in ("params", "schema", "has_feature_names", "tree"):
         if key not in document:
             raise ModelFileError(f"{path} is incomplete: no {key!r} entry")
     try:
         params = {str(k): _param_from_json(v) for k, v in dict(document["params"]).items()}
-        model = DecisionTreeClassifier(**params)
-        _check_params(model)
+        if regression:
+            model = DecisionTreeRegressor(**params)
+            if model.criterion not in REGRESSION_CRITERIA:
+                raise ValueError(f"unknown criterion {model.criterion!r}")
+        else:
+            model = DecisionTreeClassifier(**params)
+            _check_params(model)
     except (TypeError, ValueError) as error:
         raise ModelFileError(f"{path} has bad estimator parameters: {one_line(error)}") \
             from error
@@ -125,7 +135,7 @@ def model_from_dict(document, path="<model>"):
         _check_integers(raw)
         tree_dict = {k: _floats_from_json(v) if k != "n_classes" else v for k, v in raw.items()}
         tree = Tree.from_dict(tree_dict)
-        check_tree(tree, schema)
+        check_tree(tree, schema, regression=regression)
     except (KeyError, IndexError, TypeError, ValueError, OverflowError) as error:
         raise ModelFileError(f"{path} has inconsistent tree arrays: {one_line(error)}") \
             from error

@@ -26,6 +26,9 @@ __all__ = ["ESTIMATOR", "FORMAT", "FORMAT_VERSION", "ITEMS_TAG", "model_to_dict"
 FORMAT = "quercus-model"
 FORMAT_VERSION = 1
 ESTIMATOR = "DecisionTreeClassifier"
+#: A regression tree's file names its estimator; Quercus versions before regression trees
+#: refuse such a file ("unknown estimator"), so the format version stays 1.
+REGRESSOR = "DecisionTreeRegressor"
 ITEMS_TAG = "__items__"  # tags a dict stored as [key, value] pairs (keeps non-string keys)
 
 
@@ -82,7 +85,7 @@ def model_to_dict(model) -> dict:
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "quercus_version": quercus_version(),
-        "estimator": ESTIMATOR,
+        "estimator": REGRESSOR if model._estimator_type == "regressor" else ESTIMATOR,
         "params": params,
         "schema": model.schema_.to_json(),
         "has_feature_names": hasattr(model, "feature_names_in_"),

@@ -62,7 +62,7 @@ import numpy as np
 from ..data.frames import to_python
 from ..errors import NotFittedError
 from ..tree import CATEGORICAL, INTERVAL, LEAF, NUMERIC, Tree
-from .conditions import format_value
+from .conditions import format_value, refuse_regressor
 from .onnx_inputs import raw_doc, raw_inputs
 
 __all__ = ["DTYPES", "INPUTS", "MAX_NODES", "ML_OPSET", "OPSET", "to_onnx"]
@@ -403,6 +403,7 @@ def to_onnx(model, *, inputs: str = "raw", dtype: str = "double", zipmap: bool =
     NotFittedError
         The model is not fitted.
     """
+    refuse_regressor(model, "ONNX export")
     try:
         import onnx
         from onnx import TensorProto, helper, numpy_helper

@@ -44,6 +44,7 @@ import numpy as np
 from ..data.frames import to_python
 from ..errors import NotFittedError
 from ..tree import CATEGORICAL, INTERVAL, LEAF, NUMERIC, Tree
+from .conditions import refuse_regressor
 
 __all__ = ["NAMESPACE", "PMML_VERSION", "to_pmml"]
 
@@ -216,6 +217,7 @@ def to_pmml(model) -> str:
     ValueError
         The tree mixes C4.5's weighted missing-value splits with single-branch ones.
     """
+    refuse_regressor(model, "PMML export")
     if not hasattr(model, "tree_"):
         raise NotFittedError(f"this {type(model).__name__} is not fitted yet; call fit first")
     tree: Tree = model.tree_

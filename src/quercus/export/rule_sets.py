@@ -36,7 +36,7 @@ import numpy as np
 
 from ..errors import DataError, ModelFileError
 from ..pruning.pessimistic import added_errors
-from .conditions import Condition, format_percent, format_value
+from .conditions import Condition, format_percent, format_value, refuse_regressor
 from .rule_match import (
     atomic_conditions,
     condition_from_json,
@@ -343,6 +343,7 @@ def simplify_rules(model, X, y, confidence: float | None = None) -> RuleSet:
     RuleSet
         See the module docstring for the steps.
     """
+    refuse_regressor(model, "rule-set simplification")
     tree = model._check_fitted()
     confidence = float(model.confidence if confidence is None else confidence)
     if not 0.0 < confidence < 1.0:

@@ -7,7 +7,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .conditions import Condition, format_percent, format_value, format_weight, node_summaries, walk
+from .conditions import (
+    Condition,
+    NodeSummary,
+    format_percent,
+    format_value,
+    format_weight,
+    is_regressor,
+    node_summaries,
+    refuse_regressor,
+    regression_text,
+    walk,
+)
 
 __all__ = ["Rule", "rules_to_dict", "rules_to_json", "rules_to_text", "simplify",
            "tree_to_rules"]
@@ -32,6 +43,9 @@ class Rule:
         Weight of the predicted class / leaf weight.
     leaf : int
         The leaf's node id.
+    sd : float or None
+        Regression trees: standard deviation of the leaf's targets (``label`` is their
+        mean, ``accuracy`` 1.0); None for classifiers.
     """
 
     conditions: tuple[Condition, ...]
@@ -40,9 +54,13 @@ class Rule:
     support: int | float
     accuracy: float
     leaf: int
+    sd: float | None = None
 
     def __str__(self) -> str:
         premise = " AND ".join(str(c) for c in self.conditions) or "TRUE"
+        if self.sd is not None:  # IF ... THEN Sales = 7.41 (n = 23, sd 1.9)
+            summary = NodeSummary(self.label, self.support, 1.0, False, False, self.sd)
+            return f"IF {premise} THEN {self.target} = {regression_text(summary)}"
         return (f"IF {premise} THEN {self.target} = {format_value(self.label)}  "
                 f"(support {format_weight(self.support)}, accuracy {format_percent(self.accuracy)})")
 
@@ -91,7 +109,7 @@ def tree_to_rules(model) -> list[Rule]:
     a row with a missing value in a tested feature matches no rule that tests it.
     """
     tree = model._check_fitted()
-    target = model.schema_.target or "class"
+    target = model.schema_.target or ("target" if is_regressor(model) else "class")
     if tree.is_leaf(0):
         leaves = [(0, ())]
     else:
@@ -103,7 +121,7 @@ def tree_to_rules(model) -> list[Rule]:
         if summary.empty or summary.unclassified:
             continue
         rules.append(Rule(simplify(path), target, summary.label, summary.support,
-                          summary.share, node))
+                          summary.share, node, summary.sd))
     return rules
 
 
@@ -130,6 +148,7 @@ def rules_to_dict(model) -> dict:
     from .rule_match import condition_to_json
 
     model._check_fitted()
+    refuse_regressor(model, "rules as JSON")
     return {"format": "quercus-rules", "format_version": 1, "kind": "tree",
             "target": model.schema_.target or "class",
             "classes": [_plain(c) for c in model.classes_], "default_class": None,

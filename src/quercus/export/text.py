@@ -8,6 +8,7 @@ from .conditions import (
     format_value,
     format_weight,
     node_summaries,
+    regression_text,
     walk,
 )
 
@@ -17,6 +18,8 @@ INDENT = "|   "
 
 
 def _leaf_text(summary: NodeSummary) -> str:
+    if summary.sd is not None:
+        return regression_text(summary)
     if summary.unclassified:
         return "unclassified"
     support = format_weight(summary.support)
@@ -30,7 +33,7 @@ def tree_to_text(model) -> str:
 
     Parameters
     ----------
-    model : DecisionTreeClassifier
+    model : DecisionTreeClassifier or DecisionTreeRegressor
         A fitted model.
 
     Returns
@@ -46,7 +49,8 @@ def tree_to_text(model) -> str:
     which is fractional where rows with missing values were split (printed with up to two
     decimals, e.g. ``3.23``). The share, shown when below 100%, is the predicted class's part
     of that weight. An empty leaf (no training rows reached it) shows the class it predicts,
-    its parent's majority class, with support 0. Missing values are not shown: C4.5 sends a
+    its parent's majority class, with support 0. A regression leaf reads
+    ``mean (n = rows, sd standard deviation)`` of its training targets. Missing values are not shown: C4.5 sends a
     missing value down every branch of a node, weighted by the branches' training weights.
     """
     tree = model._check_fitted()

@@ -68,6 +68,14 @@ def _child_bounds(splitter, split, left, right, bounds) -> tuple[tuple, tuple]:
     return (middle, high), (low, middle)
 
 
+def _node_weight(splitter, weights: np.ndarray) -> float:
+    """Total weight of a node from what the splitter summarises it by (class weights, one
+    block per output; a regression splitter's sums answer ``node_weight`` itself)."""
+    if hasattr(splitter, "node_weight"):
+        return splitter.node_weight(weights)
+    return float(weights.sum()) / getattr(splitter, "n_outputs", 1)
+
+
 def _record_node(splitter, recorder, rules, start, end, depth, total_weight, parent, branch,
                  weights=None, bounds=(0.0, 1.0)):
     """Add the node ``start:end`` to the recorder and find its split if it may have one.
@@ -77,11 +85,12 @@ def _record_node(splitter, recorder, rules, start, end, depth, total_weight, par
     """
     if weights is None:
         weights = splitter.class_weights(start, end)
-    n_outputs = getattr(splitter, "n_outputs", 1)  # multi-output: one block per output
-    weight = float(weights.sum()) / n_outputs
+    weight = _node_weight(splitter, weights)
     impurity = splitter.impurity(weights)
     constrained = getattr(splitter, "monotonic_cst", None) is not None
     value = _clipped(weights, weight, bounds) if constrained else weights
+    if hasattr(splitter, "node_value"):  # regression: the mean target, not the sums
+        value = splitter.node_value(weights)
     node = recorder.add(value=value, impurity=impurity, n_samples=end - start, weight=weight)
     if parent >= 0:
         recorder.nodes[parent]["children"][branch] = node
@@ -101,7 +110,7 @@ def _record_node(splitter, recorder, rules, start, end, depth, total_weight, par
     mid = splitter.apply(start, end, split)
     left = splitter.class_weights(start, mid)
     right = splitter.class_weights(mid, end)
-    w_left, w_right = left.sum() / n_outputs, right.sum() / n_outputs
+    w_left, w_right = _node_weight(splitter, left), _node_weight(splitter, right)
     improvement = (weight / total_weight) * (
         impurity - w_right / weight * splitter.impurity(right)
         - w_left / weight * splitter.impurity(left))

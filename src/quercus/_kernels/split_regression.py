@@ -1,0 +1,226 @@
+"""Regression trees: node statistics and the exact best numeric split under squared error.
+
+A node's statistics are three weighted sums over its rows: the weight ``W``, the sum of
+targets ``S`` and the sum of squared targets ``Q``; its mean is ``S / W`` and its squared
+error impurity (the weighted variance) ``Q / W - (S / W) ** 2``. A cut is ranked by the
+proxy ``S_left**2 / W_left + S_right**2 / W_right``, which orders cuts of one node as the
+decrease of the weighted squared error does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from .split_numeric import FEATURE_THRESHOLD, _midpoint
+
+
+@njit(cache=True)
+def node_sums(y, sample_weight, rows, out):
+    """``out[:] = (W, S, Q)`` of ``rows``."""
+    w_sum = 0.0
+    s_sum = 0.0
+    q_sum = 0.0
+    for p in range(rows.shape[0]):
+        r = rows[p]
+        w = sample_weight[r]
+        w_sum += w
+        s_sum += w * y[r]
+        q_sum += w * y[r] * y[r]
+    out[0] = w_sum
+    out[1] = s_sum
+    out[2] = q_sum
+
+
+@njit(cache=True)
+def squared_error(w_sum, s_sum, q_sum):
+    """Weighted variance of a node from its sums (0 for an empty node)."""
+    if w_sum <= 0.0:
+        return 0.0
+    mean = s_sum / w_sum
+    return q_sum / w_sum - mean * mean
+
+
+@njit(parallel=True, cache=True)
+def best_regression_splits(
+    X, y, sample_weight, order, start, end, features, min_samples_leaf, min_weight_leaf,
+    out_proxy, out_threshold, out_missing_left,
+):
+    """Best squared-error cut of ``order[f, start:end]`` for each feature in ``features``.
+
+    The same sweep as ``split_numeric.best_numeric_splits`` with running sums of weight and
+    weighted target instead of class weights: every cut between distinct consecutive
+    values (missing rows sent right, then left), plus the cut that sends exactly the
+    missing rows right; the first cut with the largest proxy wins. Outputs as there.
+    """
+    n = end - start
+    for i in prange(features.shape[0]):
+        f = features[i]
+        out_proxy[i] = -np.inf
+        out_threshold[i] = np.nan
+        out_missing_left[i] = False
+        n_missing = 0
+        while n_missing < n and np.isnan(X[order[f, end - 1 - n_missing], f]):
+            n_missing += 1
+        n_known = n - n_missing
+        if n_known == 0:
+            continue
+        first_value = X[order[f, start], f]
+        last_value = X[order[f, start + n_known - 1], f]
+        if n_missing == 0 and last_value <= first_value + FEATURE_THRESHOLD:
+            continue
+        w_total = 0.0
+        s_total = 0.0
+        w_missing = 0.0
+        s_missing = 0.0
+        for p in range(start, end):
+            r = order[f, p]
+            w_total += sample_weight[r]
+            s_total += sample_weight[r] * y[r]
+            if p >= start + n_known:
+                w_missing += sample_weight[r]
+                s_missing += sample_weight[r] * y[r]
+        best = -np.inf
+        n_passes = 2 if n_missing > 0 else 1
+        for pass_index in range(n_passes):
+            missing_left = pass_index == 1
+            if missing_left:
+                w_left = w_missing
+                s_left = s_missing
+                n_left = n_missing
+            else:
+                w_left = 0.0
+                s_left = 0.0
+                n_left = 0
+            for p in range(n_known):
+                r = order[f, start + p]
+                w_left += sample_weight[r]
+                s_left += sample_weight[r] * y[r]
+                n_left += 1
+                q = p + 1
+                if q < n_known:
+                    if X[order[f, start + q], f] <= X[r, f] + FEATURE_THRESHOLD:
+                        continue
+                elif missing_left or n_missing == 0:
+                    continue  # nothing would go right
+                n_right = n - n_left
+                if n_left < min_samples_leaf or n_right < min_samples_leaf:
+                    continue
+                w_right = w_total - w_left
+                if w_left < min_weight_leaf or w_right < min_weight_leaf:
+                    continue
+                if w_left <= 0.0 or w_right <= 0.0:
+                    continue
+                s_right = s_total - s_left
+                proxy = s_left * s_left / w_left + s_right * s_right / w_right
+                if proxy > best:
+                    best = proxy
+                    if q == n_known:
+                        out_threshold[i] = np.inf
+                    else:
+                        out_threshold[i] = _midpoint(X[r, f], X[order[f, start + q], f])
+                    if n_missing == 0:
+                        out_missing_left[i] = n_left > n_right
+                    else:
+                        out_missing_left[i] = missing_left
+        out_proxy[i] = best
+
+
+@njit(cache=True)
+def category_sums(X, y, sample_weight, rows, feature, out_weight, out_sum, out_counts):
+    """Weight, weighted target sum and row count per category code of ``feature`` over
+    ``rows``; the last entry holds the rows whose value is missing."""
+    out_weight[:] = 0.0
+    out_sum[:] = 0.0
+    out_counts[:] = 0
+    missing = out_counts.shape[0] - 1
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        v = X[r, feature]
+        code = missing if np.isnan(v) else int(v)
+        out_weight[code] += sample_weight[r]
+        out_sum[code] += sample_weight[r] * y[r]
+        out_counts[code] += 1
+
+
+@njit(cache=True)
+def best_mean_ordered_split(weight, target_sum, counts, min_samples_leaf, min_weight_leaf,
+                            out_branch):
+    """Best binary subset split of one categorical feature under squared error.
+
+    The categories present at the node are ordered by their mean target (ties: lower code
+    first) and every prefix of that order is tried as the left side, the missing rows
+    (last entry of the arrays) sent right and then left; for squared error the best
+    subset of categories is such a prefix (Fisher 1958; Breiman et al. 1984, 9.4), and
+    with the missing rows as one more group every cut of the full order is such a prefix
+    with the missing rows on one side, so the search stays exact. Sides
+    are summed from both ends (no subtraction). Writes 0 (left) or 1 (right) per code into
+    ``out_branch``, absent categories following the larger side; returns
+    ``(proxy, missing_left)``, proxy -inf when no valid split exists.
+    """
+    n_codes = counts.shape[0] - 1
+    n_missing = counts[n_codes]
+    present = np.empty(n_codes, dtype=np.int64)
+    m = 0
+    for c in range(n_codes):
+        if counts[c] > 0:
+            present[m] = c
+            m += 1
+    present = present[:m]
+    means = np.empty(m)
+    for j in range(m):
+        c = present[j]
+        means[j] = target_sum[c] / weight[c] if weight[c] > 0 else 0.0
+    order = np.argsort(means, kind="mergesort")
+    suffix_w = np.zeros(m + 1)
+    suffix_s = np.zeros(m + 1)
+    suffix_n = np.zeros(m + 1, dtype=np.int64)
+    for j in range(m - 1, -1, -1):
+        c = present[order[j]]
+        suffix_w[j] = suffix_w[j + 1] + weight[c]
+        suffix_s[j] = suffix_s[j + 1] + target_sum[c]
+        suffix_n[j] = suffix_n[j + 1] + counts[c]
+    best = -np.inf
+    best_prefix = 0
+    best_missing_left = False
+    best_n_left = 0
+    best_n_right = 0
+    passes = 2 if n_missing > 0 else 1
+    for pass_index in range(passes):
+        missing_left = pass_index == 1
+        last_prefix = m if (n_missing > 0 and not missing_left) else m - 1
+        w_left = 0.0
+        s_left = 0.0
+        n_left = 0
+        for prefix in range(1, last_prefix + 1):
+            c = present[order[prefix - 1]]
+            w_left += weight[c]
+            s_left += target_sum[c]
+            n_left += counts[c]
+            wl, sl, nl = w_left, s_left, n_left
+            wr, sr, nr = suffix_w[prefix], suffix_s[prefix], suffix_n[prefix]
+            if missing_left:
+                wl += weight[n_codes]
+                sl += target_sum[n_codes]
+                nl += n_missing
+            else:
+                wr += weight[n_codes]
+                sr += target_sum[n_codes]
+                nr += n_missing
+            if nl < min_samples_leaf or nr < min_samples_leaf:
+                continue
+            if wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0:
+                continue
+            proxy = sl * sl / wl + sr * sr / wr
+            if proxy > best:
+                best = proxy
+                best_prefix = prefix
+                best_missing_left = missing_left
+                best_n_left = nl
+                best_n_right = nr
+    out_branch[:] = 0 if best_n_left > best_n_right else 1
+    for j in range(m):
+        out_branch[present[order[j]]] = 0 if j < best_prefix else 1
+    if n_missing == 0:
+        best_missing_left = best_n_left > best_n_right
+    return best, best_missing_left

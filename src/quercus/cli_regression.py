@@ -1,0 +1,110 @@
+"""The ``quercus`` command's regression trees: choosing the task from the target, the
+regressor the learner options describe, and what ``train`` and ``eval`` print for one."""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+import pandas as pd
+
+from .errors import QuercusError
+from .regressor import DecisionTreeRegressor
+
+#: A numeric target with more distinct values than this (or any fractional value) is a
+#: regression target when ``--task`` is not given.
+MAX_CLASS_VALUES = 20
+
+
+def numeric_values(y) -> np.ndarray | None:
+    """The target as float64 (NaN where missing), or None when it is not numeric."""
+    series = pd.Series(y)
+    if series.dtype == object:
+        converted = pd.to_numeric(series, errors="coerce")
+        if converted.isna().sum() > series.isna().sum():
+            return None
+        series = converted
+    if not pd.api.types.is_numeric_dtype(series.dtype) or pd.api.types.is_bool_dtype(series):
+        return None
+    return series.to_numpy(dtype=np.float64)
+
+
+def regression_reason(args: argparse.Namespace, y) -> str | None:
+    """Why the target is a regression target (None: train a classifier).
+
+    ``--task`` decides when given; otherwise a numeric target with fractional values or
+    more than MAX_CLASS_VALUES distinct values is one.
+    """
+    task = getattr(args, "task", None)
+    if task == "classification":
+        return None
+    values = numeric_values(y)
+    if values is None:
+        if task == "regression":
+            raise QuercusError(f"{args.data}: --task regression needs a numeric target; "
+                               f"'{args.target}' holds values that are not numbers")
+        return None
+    known = values[~np.isnan(values)]
+    distinct = len(np.unique(known))
+    if task == "regression":
+        return "--task regression"
+    if (known != np.round(known)).any():
+        return f"target '{args.target}' is numeric with fractional values"
+    if distinct > MAX_CLASS_VALUES:
+        return f"target '{args.target}' is numeric with {distinct} distinct values"
+    return None
+
+
+def regressor(args: argparse.Namespace) -> DecisionTreeRegressor:
+    """The regressor the learner options describe (CART's options only)."""
+    if args.algorithm != "cart":
+        raise QuercusError(f"regression trees are CART trees; --algorithm {args.algorithm} "
+                           "is for classification (use --task classification for classes)")
+    if args.splitter != "exact":
+        raise QuercusError("regression trees have the exact splitter only (no --splitter "
+                           f"{args.splitter} yet)")
+    return DecisionTreeRegressor(
+        criterion=args.criterion or "squared_error", max_depth=args.max_depth,
+        min_samples_split=args.min_samples_split,
+        min_samples_leaf=1 if args.min_samples_leaf is None else args.min_samples_leaf,
+        max_leaf_nodes=args.max_leaf_nodes, ccp_alpha=args.ccp_alpha)
+
+
+def errors(truth: np.ndarray, predicted: np.ndarray) -> tuple[float, float, float]:
+    """(RMSE, MAE, R²) of predictions (R² is 0 for a constant truth not matched exactly)."""
+    residual = truth - predicted
+    rmse = float(np.sqrt(np.mean(residual ** 2)))
+    mae = float(np.mean(np.abs(residual)))
+    spread = float(np.sum((truth - truth.mean()) ** 2))
+    sse = float(np.sum(residual ** 2))
+    r2 = (1.0 if sse == 0.0 else 0.0) if spread == 0.0 else 1.0 - sse / spread
+    return rmse, mae, r2
+
+
+def cross_validate_regressor(model: DecisionTreeRegressor, X: pd.DataFrame, y: np.ndarray,
+                             n_folds: int, seed: int | None) -> list[tuple[float, float, float]]:
+    """K-fold cross-validation (rows shuffled with ``seed``): (RMSE, MAE, R²) per fold."""
+    known = np.flatnonzero(~np.isnan(y))
+    if n_folds < 2 or n_folds > len(known):
+        raise QuercusError(f"--cv must be between 2 and the {len(known)} rows with a known "
+                           f"target; got {n_folds}")
+    shuffled = np.random.RandomState(seed).permutation(known)
+    folds = np.array_split(shuffled, n_folds)
+    out = []
+    for k, test in enumerate(folds):
+        train = np.concatenate([f for j, f in enumerate(folds) if j != k])
+        fold = type(model)(**model.get_params())
+        fold.fit(X.iloc[train], y[train])
+        out.append(errors(y[test], fold.predict(X.iloc[test])))
+    return out
+
+
+def print_eval(results: list[tuple[float, float, float]], n_rows: int, n_folds: int,
+               seed) -> None:
+    """``quercus eval``'s table for a regression tree: one line per fold, then the mean."""
+    print(f"{n_folds}-fold cross-validation on {n_rows} rows (seed {seed}), regression tree")
+    print(f"{'fold':>6} {'RMSE':>10} {'MAE':>10} {'R2':>8}")
+    for k, (rmse, mae, r2) in enumerate(results, start=1):
+        print(f"{k:>6} {rmse:>10.4f} {mae:>10.4f} {r2:>8.4f}")
+    rmse, mae, r2 = np.mean(np.array(results), axis=0)
+    print(f"{'mean':>6} {rmse:>10.4f} {mae:>10.4f} {r2:>8.4f}")

@@ -1,0 +1,211 @@
+"""``DecisionTreeRegressor``: CART regression trees with scikit-learn's interface."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from . import params as P
+from . import validation as V
+from .data.schema import infer_schema
+from .errors import DataError
+from .estimator import DecisionTreeClassifier as _Classifier
+from .growing.builders import StoppingRules, grow
+from .pruning.cost_complexity import PruningPath, prune, pruning_path
+from .splitting.regression import REGRESSION_CRITERIA, RegressionSplitter
+from .tree import Tree
+
+__all__ = ["DecisionTreeRegressor"]
+
+
+class DecisionTreeRegressor:
+    """A CART regression tree (squared error) on numeric and categorical features.
+
+    Each split minimises the weighted squared error of its two children; a leaf predicts
+    the weighted mean target of its training rows. On numeric data the tree is
+    scikit-learn's ``DecisionTreeRegressor`` tree (docs/regression.md).
+
+    Parameters
+    ----------
+    criterion : {"squared_error", "friedman_mse"}, default="squared_error"
+        "friedman_mse" is another name of "squared_error", as in scikit-learn 1.9 (which
+        deprecates it): Friedman's improvement orders a node's cuts as squared error does.
+    splitter : {"best", "exact"}, default="best"
+        Every cut between distinct values is tried.
+    max_depth : int or None, default=None
+    min_samples_split : int or float, default=2
+    min_samples_leaf : int or float, default=1
+    min_weight_fraction_leaf : float, default=0.0
+    min_impurity_decrease : float, default=0.0
+        A node splits only if its weighted squared error decreases by at least this much
+        (relative to the whole training weight, as in scikit-learn).
+    max_leaf_nodes : int or None, default=None
+        With a limit, the tree grows best first.
+    ccp_alpha : float, default=0.0
+        Complexity parameter of minimal cost-complexity pruning.
+    categorical_features : "auto", list of names or indices, or bool mask, default="auto"
+        Which features are categorical ("auto": string, category and bool columns). A
+        categorical feature is split by the best subset of its categories, found among
+        the prefixes of the categories ordered by mean target (exact for squared error).
+
+    Rows with a missing target (NaN) and rows of ``sample_weight`` 0 are left out. A missing
+    feature value follows the side learned at each split, as in scikit-learn.
+
+    Attributes
+    ----------
+    tree_ : quercus.tree.Tree
+        The flat tree; ``value[:, 0]`` holds each node's weighted mean target and
+        ``impurity`` its weighted variance.
+    schema_, n_features_in_, feature_names_in_, n_outputs_, max_features_,
+    feature_importances_
+    """
+
+    _estimator_type = "regressor"
+
+    def __init__(self, criterion="squared_error", splitter="best", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 min_impurity_decrease=0.0, max_leaf_nodes=None, ccp_alpha=0.0,
+                 categorical_features="auto"):
+        self.criterion = criterion
+        self.splitter = splitter
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_leaf_nodes = max_leaf_nodes
+        self.ccp_alpha = ccp_alpha
+        self.categorical_features = categorical_features
+
+    # the scikit-learn protocol and the tree accessors are the classifier's
+    _param_names = classmethod(_Classifier._param_names.__func__)
+    get_params = _Classifier.get_params
+    set_params = _Classifier.set_params
+    __repr__ = _Classifier.__repr__
+    _check_fitted = _Classifier._check_fitted
+    _encode = _Classifier._encode
+    apply = _Classifier.apply
+    decision_path = _Classifier.decision_path
+    get_depth = _Classifier.get_depth
+    get_n_leaves = _Classifier.get_n_leaves
+    feature_importances_ = _Classifier.feature_importances_
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import InputTags, RegressorTags, Tags, TargetTags
+
+        return Tags(estimator_type="regressor", target_tags=TargetTags(required=True),
+                    regressor_tags=RegressorTags(),
+                    input_tags=InputTags(allow_nan=True, categorical=True, string=True,
+                                         sparse=True))
+
+    def fit(self, X, y, sample_weight=None) -> DecisionTreeRegressor:
+        """Grow a tree from rows X (data frame, array or list of rows) and numeric targets y."""
+        P.check_choice("criterion", self.criterion, list(REGRESSION_CRITERIA))
+        P.check_choice("splitter", self.splitter, ["best", "exact"])
+        X = V.check_features(X, fitting=True)
+        target = _targets(y)
+        schema = infer_schema(X, categorical_features=self.categorical_features,
+                              target=getattr(y, "name", None))
+        X_encoded = schema.encode(X)
+        if X_encoded.shape[0] != target.shape[0]:
+            raise DataError(f"X has {X_encoded.shape[0]} rows but y has {target.shape[0]}")
+        weights = P.resolve_sample_weight(sample_weight, X_encoded.shape[0])
+        V.check_sample_weight(weights)
+        keep = ~np.isnan(target) & (weights > 0)
+        n_rows = int(np.count_nonzero(keep))
+        if n_rows == 0:
+            raise DataError("no training rows with a known target")
+        min_samples_leaf = P.resolve_count("min_samples_leaf", self.min_samples_leaf, n_rows,
+                                           minimum=1)
+        min_samples_split = P.resolve_count("min_samples_split", self.min_samples_split,
+                                            n_rows, minimum=2)
+        fraction = P.check_non_negative("min_weight_fraction_leaf",
+                                        self.min_weight_fraction_leaf, upper=0.5)
+        total = weights[keep].sum() if sample_weight is not None else n_rows
+        min_decrease = P.check_non_negative("min_impurity_decrease", self.min_impurity_decrease)
+        rules = StoppingRules(
+            max_depth=P.resolve_max_depth(self.max_depth),
+            min_samples_split=max(min_samples_split, 2 * min_samples_leaf),
+            min_samples_leaf=min_samples_leaf, min_weight_leaf=fraction * total,
+            min_impurity_decrease=min_decrease,
+            max_leaf_nodes=P.resolve_max_leaf_nodes(self.max_leaf_nodes))
+        ccp_alpha = P.check_non_negative("ccp_alpha", self.ccp_alpha)
+        splitter = RegressionSplitter(X_encoded[keep], target[keep], weights[keep],
+                                      categorical_mask=schema.categorical_mask,
+                                      n_categories=schema.n_categories,
+                                      min_samples_leaf=rules.min_samples_leaf,
+                                      min_weight_leaf=rules.min_weight_leaf)
+        self.tree_ = prune(grow(splitter, rules, 1), ccp_alpha)
+        self._set_fitted(schema, hasattr(X, "columns"))
+        return self
+
+    def _set_fitted(self, schema, has_names: bool) -> None:
+        """Attributes derived from the schema (also used when a model file is loaded)."""
+        self.schema_ = schema
+        self.n_features_in_ = schema.n_features
+        self.n_outputs_ = 1
+        self.max_features_ = schema.n_features
+        if has_names:
+            self.feature_names_in_ = np.array(schema.feature_names, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+
+    def predict(self, X) -> np.ndarray:
+        """The mean training target of each row's leaf."""
+        tree: Tree = self._check_fitted()
+        return tree.value[tree.apply(self._encode(X)), 0]
+
+    def score(self, X, y, sample_weight=None) -> float:
+        """Coefficient of determination R² of ``predict(X)`` against y."""
+        truth = _targets(y)
+        predicted = self.predict(X)
+        w = np.ones_like(truth) if sample_weight is None else np.asarray(sample_weight, float)
+        residual = np.sum(w * (truth - predicted) ** 2)
+        spread = np.sum(w * (truth - np.average(truth, weights=w)) ** 2)
+        if spread == 0.0:
+            return 1.0 if residual == 0.0 else 0.0
+        return float(1.0 - residual / spread)
+
+    def save(self, path) -> None:
+        """Write the fitted model to a JSON model file (atomically); read it back with
+        ``quercus.load_model``."""
+        from .export.model_writer import save_model
+
+        save_model(self, path)
+
+    def explain(self, X) -> list:
+        """Not available for regression trees yet (``quercus.explain.explain`` says so)."""
+        from .explain import explain
+
+        return explain(self, X)
+
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None) -> PruningPath:
+        """Effective alphas and total leaf impurities of minimal cost-complexity pruning."""
+        unpruned = type(self)(**{**self.get_params(), "ccp_alpha": 0.0})
+        unpruned.fit(X, y, sample_weight)
+        return pruning_path(unpruned.tree_)
+
+
+def _targets(y) -> np.ndarray:
+    """y as a 1-D float64 array, refusing what is not a numeric target."""
+    if y is None:
+        raise DataError("DecisionTreeRegressor requires y to be passed, but the target y "
+                        "is None")
+    values = np.asarray(y)
+    if values.ndim == 2 and values.shape[1] == 1:
+        category = V._sklearn_class("sklearn.exceptions", "DataConversionWarning") or UserWarning
+        warnings.warn("A column-vector y was passed when a 1d array was expected. Please "
+                      "change the shape of y to (n_samples,), for example using ravel().",
+                      category, stacklevel=3)
+        values = values[:, 0]
+    if values.ndim != 1:
+        raise DataError(f"y must be one numeric target per row; got shape {values.shape}")
+    try:
+        values = values.astype(np.float64)
+    except (TypeError, ValueError):
+        raise DataError("y holds values that are not numbers; a regression tree needs a "
+                        "numeric target (use DecisionTreeClassifier for class labels)") from None
+    if np.isinf(values).any():
+        raise DataError("Input y contains infinity; a regression target must be finite")
+    return values
