@@ -274,7 +274,7 @@ def test_inspect_says_rows_without_a_class(capsys) -> None:
 # -- 5. rows without a class ---------------------------------------------------------------
 def test_rows_without_a_class_are_left_out_and_counted(capsys, tmp_path) -> None:
     path = BUNDLED / "penguins.csv"
-    note = (f"quercus: warning: {path}: left out 11 of 344 rows whose class 'sex' is missing; "
+    note = (f"quercus: warning: {path}: left out 11 of 344 rows whose target 'sex' is missing; "
             "counts below are of the 333 rows used")
     code, out, err = run(capsys, "train", path, "--target", "sex", "--out", tmp_path / "m.json")
     assert code == 0 and err.splitlines() == [note]

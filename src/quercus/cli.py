@@ -176,7 +176,7 @@ def _train_streaming(args: argparse.Namespace) -> int:
     used = len(data.y)
     if 0 < used < data.n_rows:
         print(f"quercus: warning: {args.data}: left out {data.n_rows - used} of {data.n_rows} "
-              f"rows whose class '{args.target}' is missing; counts below are of the {used} "
+              f"rows whose target '{args.target}' is missing; counts below are of the {used} "
               "rows used", file=sys.stderr)
     bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     try:

@@ -45,7 +45,7 @@ def labelled_rows(path: str, data: Dataset) -> Dataset:
     if known.all() or not known.any():  # none known: the learner says so
         return data
     lost = int((~known).sum())
-    print(f"quercus: warning: {path}: left out {lost} of {len(known)} rows whose class "
+    print(f"quercus: warning: {path}: left out {lost} of {len(known)} rows whose target "
           f"'{data.schema.target}' is missing; counts below are of the {int(known.sum())} "
           "rows used", file=sys.stderr)
     X = data.X.iloc[np.flatnonzero(known)].reset_index(drop=True)
