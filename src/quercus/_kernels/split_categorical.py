@@ -18,6 +18,18 @@ MAX_EXHAUSTIVE_CATEGORIES = 10
 
 
 @njit(cache=True)
+def present_codes(counts, n_codes):
+    """The category codes among the first ``n_codes`` with rows at the node, ascending."""
+    present = np.empty(n_codes, dtype=np.int64)
+    m = 0
+    for c in range(n_codes):
+        if counts[c] > 0:
+            present[m] = c
+            m += 1
+    return present[:m]
+
+
+@njit(cache=True)
 def category_class_weights(X, y, sample_weight, rows, feature, out_weights, out_counts):
     """Class weights and row counts per category code; the last row holds missing values."""
     out_weights[:, :] = 0.0
@@ -77,13 +89,8 @@ def best_subset_split(weights, counts, criterion, min_samples_leaf, min_weight_l
     n_codes = counts.shape[0] - 1
     n_classes = weights.shape[1]
     n_missing = counts[n_codes]
-    present = np.empty(n_codes, dtype=np.int64)
-    m = 0
-    for c in range(n_codes):
-        if counts[c] > 0:
-            present[m] = c
-            m += 1
-    present = present[:m]
+    present = present_codes(counts, n_codes)
+    m = present.shape[0]
     left = np.empty(n_classes)
     right = np.empty(n_classes)
     goes_left = np.zeros(m, dtype=np.bool_)

@@ -20,6 +20,16 @@ def _midpoint(low, high):
     return mid
 
 
+@njit(cache=True)
+def trailing_missing(X, order, f, start, end):
+    """How many rows at the end of the node's sorted segment ``order[f, start:end]`` have a
+    missing value of feature ``f`` (the presort puts NaN last)."""
+    n_missing = 0
+    while n_missing < end - start and np.isnan(X[order[f, end - 1 - n_missing], f]):
+        n_missing += 1
+    return n_missing
+
+
 @njit(parallel=True, cache=True)
 def best_numeric_splits(
     X, y, sample_weight, order, start, end, features, n_classes, criterion,
@@ -44,9 +54,7 @@ def best_numeric_splits(
         out_proxy[i] = -np.inf
         out_threshold[i] = np.nan
         out_missing_left[i] = False
-        n_missing = 0
-        while n_missing < n and np.isnan(X[order[f, end - 1 - n_missing], f]):
-            n_missing += 1
+        n_missing = trailing_missing(X, order, f, start, end)
         n_known = n - n_missing
         if n_known == 0:
             continue

@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit
 
 from .impurity import monotone_ok, split_proxy
-from .split_numeric import FEATURE_THRESHOLD
+from .split_numeric import FEATURE_THRESHOLD, trailing_missing
 
 
 @njit(cache=True)
@@ -35,9 +35,7 @@ def random_numeric_splits(
         out_proxy[i] = -np.inf
         out_threshold[i] = np.nan
         out_missing_left[i] = False
-        n_missing = 0
-        while n_missing < n and np.isnan(X[order[f, end - 1 - n_missing], f]):
-            n_missing += 1
+        n_missing = trailing_missing(X, order, f, start, end)
         n_known = n - n_missing
         if n_known == 0:
             continue

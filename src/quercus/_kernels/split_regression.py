@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .split_numeric import FEATURE_THRESHOLD, _midpoint
+from .split_categorical import present_codes
+from .split_numeric import FEATURE_THRESHOLD, _midpoint, trailing_missing
 
 
 @njit(cache=True)
@@ -59,9 +60,7 @@ def best_regression_splits(
         out_proxy[i] = -np.inf
         out_threshold[i] = np.nan
         out_missing_left[i] = False
-        n_missing = 0
-        while n_missing < n and np.isnan(X[order[f, end - 1 - n_missing], f]):
-            n_missing += 1
+        n_missing = trailing_missing(X, order, f, start, end)
         n_known = n - n_missing
         if n_known == 0:
             continue
@@ -160,13 +159,8 @@ def best_mean_ordered_split(weight, target_sum, counts, min_samples_leaf, min_we
     """
     n_codes = counts.shape[0] - 1
     n_missing = counts[n_codes]
-    present = np.empty(n_codes, dtype=np.int64)
-    m = 0
-    for c in range(n_codes):
-        if counts[c] > 0:
-            present[m] = c
-            m += 1
-    present = present[:m]
+    present = present_codes(counts, n_codes)
+    m = present.shape[0]
     means = np.empty(m)
     for j in range(m):
         c = present[j]
