@@ -350,8 +350,13 @@ def explain(model, X) -> list[Explanation]:
         path = walker.descend(x, 0)
         probabilities = np.asarray(path.probabilities)
         unclassified = model.algorithm == "interval" and bool(probabilities.sum() == 0.0)
-        prediction = (model.unclassified_value_ if unclassified
-                      else classes[int(np.argmax(probabilities))])
+        leaf = _applied_leaf(path)
+        if unclassified:
+            prediction = model.unclassified_value_
+        elif model.tree_.node_class is not None:  # a loss matrix: the leaf's least-loss class
+            prediction = classes[int(model.tree_.node_class[leaf])]
+        else:
+            prediction = classes[int(np.argmax(probabilities))]
         out.append(Explanation(i, target, classes, prediction, path.probabilities,
-                               unclassified, _applied_leaf(path), path))
+                               unclassified, leaf, path))
     return out

@@ -54,7 +54,7 @@ class _TreeWriter:
         branches = list(walk(self.tree, model.schema_))
         self.conditions = {b.node: b.condition for b in branches}
         self.paths = {b.node: b.path for b in branches}
-        self.best = np.argmax(self.tree.node_probabilities(), axis=1)
+        self.best = self.tree.node_classes()
         self.edge = {}  # node -> the label of the branch into it (condition + missing route)
         for node in np.flatnonzero(self.tree.kind != LEAF):
             labels = branch_labels(model, int(node), self.conditions)

@@ -75,6 +75,9 @@ class Tree:
     empty: np.ndarray | None = None  # leaves that never received a training row (C4.5, ID3)
     interval_high: np.ndarray | None = None  # INTERVAL nodes: upper end (threshold: lower)
     interval_class: np.ndarray | None = None  # INTERVAL nodes: the class whose range it is
+    # the class each node predicts when it is not the most probable one (a loss matrix:
+    # the class of least expected loss); None: predict takes the most probable class
+    node_class: np.ndarray | None = None
 
     def __post_init__(self):
         n = self.kind.shape[0]
@@ -86,6 +89,8 @@ class Tree:
             self.interval_high = np.full(n, np.nan)
         if self.interval_class is None:
             self.interval_class = np.full(n, -1, dtype=np.int32)
+        if self.node_class is not None:
+            self.node_class = np.ascontiguousarray(self.node_class, dtype=np.int32)
 
     @property
     def n_nodes(self) -> int:
@@ -247,6 +252,13 @@ class Tree:
             depth += 1
         return depth
 
+    def node_classes(self) -> np.ndarray:
+        """The class code each node predicts: ``node_class`` where set (a loss matrix),
+        else the most probable class (ties: the first)."""
+        if self.node_class is not None:
+            return self.node_class.astype(np.int64)
+        return np.argmax(self.node_probabilities(), axis=1)
+
     def node_probabilities(self, laplace: bool = False) -> np.ndarray:
         """Class probabilities a row gets at each node if it stops there.
 
@@ -294,6 +306,8 @@ class Tree:
         """Class code of every row: the most probable class (ties: the first), or -1 where
         every class has probability 0 (a leaf without training weight, an unclassified row
         of a class-interval tree)."""
+        if self.node_class is not None:
+            return self._leaf_lookup(X, self.node_class.astype(np.int64))
         if self.has_weighted_missing:
             proba = self.predict_proba(X)
             return np.where(proba.sum(axis=1) > 0, np.argmax(proba, axis=1), -1)
@@ -337,6 +351,8 @@ class Tree:
                 out[name] = [None if np.isnan(v) else float(v) for v in array.ravel()]
             else:
                 out[name] = array.ravel().tolist()
+        if self.node_class is not None:  # written only when set: other files stay as they were
+            out["node_class"] = self.node_class.tolist()
         out["n_classes"] = self.n_classes
         return out
 
@@ -349,6 +365,8 @@ class Tree:
             arrays[name] = np.asarray(raw, dtype=dtype)
         n_classes = int(data["n_classes"])
         arrays["value"] = arrays["value"].reshape(-1, n_classes)
+        if data.get("node_class") is not None:
+            arrays["node_class"] = np.asarray(data["node_class"], dtype=np.int64)
         tree = cls(**arrays)
         tree.validate()
         return tree
@@ -368,6 +386,15 @@ class Tree:
             if getattr(self, name).shape[0] != n:
                 raise ValueError(f"'{name}' has {getattr(self, name).shape[0]} entries, "
                                  f"'kind' {n}")
+        if self.node_class is not None:
+            if self.node_class.shape[0] != n:
+                raise ValueError(f"'node_class' has {self.node_class.shape[0]} entries, "
+                                 f"'kind' {n}")
+            bad = np.flatnonzero((self.node_class < 0) | (self.node_class >= self.n_classes))
+            if bad.size:
+                raise ValueError(f"'node_class' of node {int(bad[0])} is "
+                                 f"{int(self.node_class[bad[0]])}, not a class index below "
+                                 f"{self.n_classes}")
         for name in ("child_ptr", "category_ptr"):
             if getattr(self, name).shape[0] != n + 1:
                 raise ValueError(f"'{name}' has {getattr(self, name).shape[0]} entries, "
@@ -535,8 +562,10 @@ def collapse(tree: Tree, to_leaves) -> Tree:
     to_leaves = {int(i) for i in to_leaves}
     recorder = TreeRecorder(tree.n_classes)
     stack = [(0, -1, 0)]
+    kept = []  # old ids in pre-order: the new tree's order
     while stack:
         old, parent, branch = stack.pop()
+        kept.append(old)
         new = recorder.add(value=tree.value[old], impurity=tree.impurity[old],
                            n_samples=tree.n_node_samples[old],
                            weight=tree.weighted_n_node_samples[old], empty=tree.empty[old])
@@ -554,4 +583,7 @@ def collapse(tree: Tree, to_leaves) -> Tree:
                             interval_class=int(tree.interval_class[old]))
         for b in reversed(range(len(children))):
             stack.append((int(children[b]), new, b))
-    return recorder.to_tree()
+    out = recorder.to_tree()
+    if tree.node_class is not None:
+        out.node_class = tree.node_class[np.asarray(kept, dtype=np.int64)]
+    return out

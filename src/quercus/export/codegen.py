@@ -255,7 +255,7 @@ class _ModelInfo:
         proba = tree.node_probabilities(True) if laplace else raw
         algorithm = str(getattr(model, "algorithm", ""))
         interval = algorithm == "interval"
-        label = np.argmax(raw, axis=1).astype(np.int64)
+        label = tree.node_classes().astype(np.int64)
         if interval:
             label[raw.sum(axis=1) == 0.0] = -1
         unclassified = model.unclassified_value_ if interval else None

@@ -309,13 +309,13 @@ def node_summaries(model) -> list[NodeSummary]:
         return [NodeSummary(float(tree.value[node, 0]), int(tree.n_node_samples[node]), 1.0,
                             False, False, float(np.sqrt(max(tree.impurity[node], 0.0))))
                 for node in range(tree.n_nodes)]
-    proba = tree.node_probabilities()  # an empty leaf gets its parent's class shares
+    node_best = tree.node_classes()  # an empty leaf gets its parent's class
     weighted = weighted_support(model)
     out = []
     for node in range(tree.n_nodes):
         value = tree.value[node]
         total = float(value.sum())
-        best = int(np.argmax(proba[node]))
+        best = int(node_best[node])
         share = float(value[best]) / total if total > 0 else 1.0
         support = total if weighted else int(tree.n_node_samples[node])
         empty = bool(tree.empty[node]) and tree.kind[node] == LEAF

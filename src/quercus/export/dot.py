@@ -131,7 +131,7 @@ def tree_to_dot(model) -> str:
     tree = model._check_fitted()
     conditions = _node_conditions(model)
     summaries = node_summaries(model)
-    best = np.argmax(tree.node_probabilities(), axis=1)  # the class node_summaries label
+    best = tree.node_classes()  # the class node_summaries label
     out = [_HEADER]
     for node in range(tree.n_nodes):
         label = _escape("\n".join(node_lines(model, node, conditions, summaries)))

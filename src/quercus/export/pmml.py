@@ -39,8 +39,6 @@ import math
 import xml.etree.ElementTree as ET
 from importlib import metadata
 
-import numpy as np
-
 from ..data.frames import to_python
 from ..errors import NotFittedError
 from ..tree import CATEGORICAL, INTERVAL, LEAF, NUMERIC, Tree
@@ -108,6 +106,7 @@ class _Writer:
         self.model, self.tree = model, tree
         self.schema = model.schema_
         self.raw = tree.node_probabilities(False)
+        self.best = tree.node_classes()
         self.proba = tree.node_probabilities(bool(getattr(model, "laplace", False)))
         self.classes = [_text(c) for c in model.classes_]
         self.interval = getattr(model, "algorithm", None) == "interval"
@@ -157,7 +156,7 @@ class _Writer:
         element = ET.Element("Node", id=str(node))
         lost = self.interval and tree.kind[node] == LEAF and self.raw[node].sum() == 0.0
         if not lost:
-            element.set("score", self.classes[int(np.argmax(self.raw[node]))])
+            element.set("score", self.classes[int(self.best[node])])
         element.set("recordCount", _number(tree.weighted_n_node_samples[node]))
         if tree.kind[node] != LEAF and tree.missing_branch[node] >= 0:
             child = int(tree.children(node)[tree.missing_branch[node]])

@@ -350,7 +350,7 @@ def simplify_rules(model, X, y, confidence: float | None = None) -> RuleSet:
         raise ValueError(f"confidence must be in (0, 1); got {confidence!r}")
     schema = model.schema_
     X_encoded, y_codes = _training_rows(model, X, y)
-    leaf_class = np.argmax(tree.node_probabilities(), axis=1)
+    leaf_class = tree.node_classes()
     candidates, seen = [], set()
     for rule in tree_to_rules(model):
         atoms = atomic_conditions(rule.conditions)
