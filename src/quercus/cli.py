@@ -43,7 +43,7 @@ from .export.conditions import format_value
 from .export.model_file import load_model, save_model
 from .export.rules import rules_to_text
 from .export.text import tree_to_text
-from .learners import CRITERIA, DEFAULT_CRITERION, DEFAULT_MIN_SAMPLES_LEAF, LEARNERS
+from .learners import ALGORITHMS, CRITERIA, DEFAULT_CRITERION, DEFAULT_MIN_SAMPLES_LEAF
 from .progress import ProgressBar
 from .tree import LEAF
 
@@ -98,7 +98,14 @@ def _estimator(args: argparse.Namespace) -> DecisionTreeClassifier:
         binary_categorical_splits=args.binary_splits,
         reduced_error_pruning=args.reduced_error_pruning, n_folds=args.folds,
         random_state=args.seed_folds, splitter=args.splitter, max_bins=args.max_bins,
-        **_optimal_options(args))
+        **_optimal_options(args), **_rpart_options(args))
+
+
+def _rpart_options(args: argparse.Namespace) -> dict:
+    """The options of ``--algorithm rpart``."""
+    return {"cp": args.cp, "max_competitors": args.max_competitors,
+            "max_surrogates": args.max_surrogates, "use_surrogates": args.use_surrogates,
+            "surrogate_style": args.surrogate_style}
 
 
 def _optimal_options(args: argparse.Namespace) -> dict:
@@ -389,16 +396,17 @@ def cmd_demo(args: argparse.Namespace) -> int:
 # -- parser --------------------------------------------------------------------------------
 def _criterion_help() -> str:
     choices = "; ".join(f"{algorithm}: {', '.join(CRITERIA[algorithm])} "
-                        f"(default {DEFAULT_CRITERION[algorithm]})" for algorithm in LEARNERS)
+                        f"(default {DEFAULT_CRITERION[algorithm]})" for algorithm in ALGORITHMS)
     return f"split criterion, by algorithm -- {choices}"
 
 
 def _learner_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("learner options")
-    group.add_argument("--algorithm", default="cart", choices=list(LEARNERS),
+    group.add_argument("--algorithm", default="cart", choices=list(ALGORITHMS),
                        help="tree learner: cart, id3 (categorical features only), c45 "
-                            "(C4.5 as Weka's J48), interval (seed 001) or optimal (least "
-                            "training errors at the depth) (default: cart)")
+                            "(C4.5 as Weka's J48), interval (seed 001), optimal (least "
+                            "training errors at the depth) or rpart (R's rpart: surrogates, "
+                            "cp table) (default: cart)")
     group.add_argument("--criterion", default=None, metavar="NAME", help=_criterion_help())
     group.add_argument("--max-depth", type=int, metavar="N", help="maximum depth")
     group.add_argument("--min-samples-leaf", type=_count, default=None, metavar="N",
@@ -406,8 +414,9 @@ def _learner_options(parser: argparse.ArgumentParser) -> None:
                             "weight, in at least two branches of a split (J48's -M) "
                             f"(default: {DEFAULT_MIN_SAMPLES_LEAF['cart']} for cart, "
                             f"{DEFAULT_MIN_SAMPLES_LEAF['c45']} for c45; id3 has no minimum)")
-    group.add_argument("--min-samples-split", type=_count, default=2, metavar="N",
-                       help="minimum rows to split a node, or a fraction (CART; default: 2)")
+    group.add_argument("--min-samples-split", type=_count, default=None, metavar="N",
+                       help="minimum rows to split a node, or a fraction (CART and rpart; "
+                            "default: 2, rpart 20)")
     group.add_argument("--max-leaf-nodes", type=int, metavar="N",
                        help="grow best first up to N leaves (CART)")
     group.add_argument("--ccp-alpha", type=float, default=0.0, metavar="X",
@@ -478,6 +487,20 @@ def _learner_options(parser: argparse.ArgumentParser) -> None:
     optimal.add_argument("--max-gap", type=float, default=0.0, metavar="X",
                          help="stop once the tree is within X errors of the lower bound "
                               "(default: 0)")
+    rpart = parser.add_argument_group("rpart (--algorithm rpart; docs/rpart.md)")
+    rpart.add_argument("--cp", type=float, default=0.01, metavar="X",
+                       help="complexity parameter: a split must lower the tree's risk by X "
+                            "times the root's (default: 0.01)")
+    rpart.add_argument("--max-competitors", type=int, default=4, metavar="N",
+                       help="competitor splits kept per node, for printing (default: 4)")
+    rpart.add_argument("--max-surrogates", type=int, default=5, metavar="N",
+                       help="surrogate splits kept per node (default: 5)")
+    rpart.add_argument("--use-surrogates", type=int, choices=[0, 1, 2], default=2,
+                       help="a row missing the split's feature: 0 stays at the node, 1 "
+                            "tries the surrogates, 2 then follows the majority (default: 2)")
+    rpart.add_argument("--surrogate-style", type=int, choices=[0, 1], default=0,
+                       help="surrogate ranking: 0 counts rows missing the surrogate's "
+                            "feature as errors, 1 leaves them out (default: 0)")
 
 
 def build_parser() -> argparse.ArgumentParser:

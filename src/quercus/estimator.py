@@ -17,6 +17,7 @@ from .learners import (
     CRITERIA,
     DEFAULT_CRITERION,
     DEFAULT_MIN_SAMPLES_LEAF,
+    ALGORITHMS,
     LEARNERS,
     Settings,
     fit_cart_binned,
@@ -49,10 +50,13 @@ class DecisionTreeClassifier:
         ``"entropy"`` (information gain, ID3's default) or ``"gain_ratio"`` for ID3; C4.5
         always uses gain ratio.
     max_depth : int or None, default=None
-    min_samples_split : int or float, default=2
-        Int: minimum rows to split a node. Float: a fraction of the training rows. CART only.
+    min_samples_split : int, float or None, default=None
+        Int: minimum rows to split a node. Float: a fraction of the training rows. None: 2,
+        and for rpart 20 (or 3 x ``min_samples_leaf`` when only that is given). CART and
+        rpart only.
     min_samples_leaf : int, float or None, default=None
-        Minimum rows in a leaf: 1 for CART and 2 for C4.5 (J48's -M) when None. C4.5 counts
+        Minimum rows in a leaf: 1 for CART, 2 for C4.5 (J48's -M) and round(min_samples_split
+        / 3) for rpart (its minbucket) when None. C4.5 counts
         weights and needs it in at least two branches of a split.
     min_weight_fraction_leaf : float, default=0.0
     min_impurity_decrease : float, default=0.0
@@ -125,6 +129,23 @@ time_limit, max_gap
         side or always to the ``"false"`` side; ``time_limit`` seconds (None: until
         proven), returning the best tree found; stop once within ``max_gap`` of the
         lower bound.
+    cp, max_competitors, max_surrogates, use_surrogates, surrogate_style
+        rpart only (docs/rpart.md), as ``rpart.control``'s cp, maxcompete, maxsurrogate,
+        usesurrogate (0: a row missing the split's feature stays at the node; 1: it tries
+        the surrogate splits; 2: then follows the majority) and surrogatestyle.
+    xval : int or array of int, default=10
+        rpart and CART with ``prune``: folds of the cross-validated cp table (0: none), or
+        the fold id 1..K of every training row.
+    priors : array-like of float or None, default=None
+        rpart and CART: class probabilities in ``classes_`` order (None: the observed
+        shares).
+    loss : array-like of shape (n_classes, n_classes) or None, default=None
+        rpart and CART: the cost of predicting class j (column) for a row of class i
+        (row), zero on the diagonal; a node predicts its class of least expected loss.
+    prune : {None, "min", "1se"} or "cv", default=None
+        rpart and CART: prune at the cp-table row of least cross-validated error
+        (``"min"``) or by the 1-SE rule (``"1se"``: the smallest tree within one standard
+        error of it). C4.5: ``"cv"`` chooses the confidence factor by cross-validation.
 
     Attributes
     ----------
@@ -147,7 +168,7 @@ time_limit, max_gap
 
     _estimator_type = "classifier"
 
-    def __init__(self, algorithm="cart", criterion=None, max_depth=None, min_samples_split=2,
+    def __init__(self, algorithm="cart", criterion=None, max_depth=None, min_samples_split=None,
                  min_samples_leaf=None, min_weight_fraction_leaf=0.0,
                  min_impurity_decrease=0.0, max_leaf_nodes=None, class_weight=None,
                  ccp_alpha=0.0, categorical_features="auto", confidence=0.25, pruning=True,
@@ -156,7 +177,9 @@ time_limit, max_gap
                  binary_categorical_splits=False, reduced_error_pruning=False, n_folds=3,
                  random_state=1, max_features=None, monotonic_cst=None, max_splits=None,
                  split_penalty=0.0, numeric="exact", categorical="subset",
-                 max_subset_categories=8, missing="learn", time_limit=None, max_gap=0.0):
+                 max_subset_categories=8, missing="learn", time_limit=None, max_gap=0.0,
+                 cp=0.01, max_competitors=4, max_surrogates=5, use_surrogates=2,
+                 surrogate_style=0, xval=10, priors=None, loss=None, prune=None):
         self.algorithm = algorithm
         self.criterion = criterion
         self.max_depth = max_depth
@@ -190,6 +213,15 @@ time_limit, max_gap
         self.missing = missing
         self.time_limit = time_limit
         self.max_gap = max_gap
+        self.cp = cp
+        self.max_competitors = max_competitors
+        self.max_surrogates = max_surrogates
+        self.use_surrogates = use_surrogates
+        self.surrogate_style = surrogate_style
+        self.xval = xval
+        self.priors = priors
+        self.loss = loss
+        self.prune = prune
 
     # -- scikit-learn protocol -------------------------------------------------------------
     @classmethod
@@ -234,7 +266,7 @@ time_limit, max_gap
         class-interval tree), or for the look-ahead class-interval tree the share of the
         root's candidate splits searched. ``quercus train`` draws it as a bar on a terminal.
         """
-        P.check_choice("algorithm", self.algorithm, list(LEARNERS))
+        P.check_choice("algorithm", self.algorithm, list(ALGORITHMS))
         criterion = DEFAULT_CRITERION[self.algorithm] if self.criterion is None else self.criterion
         P.check_choice("criterion", criterion, CRITERIA[self.algorithm])
         if _is_dask(X) or _is_dask(y):  # a cluster fit (quercus.dask; docs/distributed.md)
@@ -263,6 +295,11 @@ time_limit, max_gap
         factors[known] = P.class_weight_factors(self.class_weight, y_codes[known],
                                                 schema.classes.values)
         weights = weights * factors
+        if self.algorithm == "rpart":
+            from .growing.rpart_settings import fit_rpart_model
+
+            return fit_rpart_model(self, X_encoded, y_codes, weights, schema, _has_names(X),
+                                   criterion)
         settings = self._settings(n_known, weights[known], sample_weight is not None,
                                   criterion, schema)
         settings.monotonic_cst = self._monotonic_cst(schema, X_encoded)
@@ -325,8 +362,8 @@ time_limit, max_gap
         if leaf is None:
             leaf = DEFAULT_MIN_SAMPLES_LEAF[self.algorithm]
         min_samples_leaf = P.resolve_count("min_samples_leaf", leaf, n_rows, minimum=1)
-        min_samples_split = P.resolve_count("min_samples_split", self.min_samples_split, n_rows,
-                                            minimum=2)
+        split = 2 if self.min_samples_split is None else self.min_samples_split
+        min_samples_split = P.resolve_count("min_samples_split", split, n_rows, minimum=2)
         fraction = P.check_non_negative("min_weight_fraction_leaf",
                                         self.min_weight_fraction_leaf, upper=0.5)
         total = weights.sum() if weighted else n_rows

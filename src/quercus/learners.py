@@ -30,10 +30,10 @@ from .tree import Tree
 
 # criterion and min_samples_leaf when the estimator leaves them as None
 DEFAULT_CRITERION = {"cart": "gini", "id3": "entropy", "c45": "gain_ratio", "interval": "gini",
-                     "optimal": "gini"}
+                     "optimal": "gini", "rpart": "gini"}
 CRITERIA = {"cart": ["gini", "entropy", "log_loss"], "id3": ["entropy", "gain_ratio"],
             "c45": ["gain_ratio"], "interval": ["gini", "entropy", "log_loss"],
-            "optimal": ["gini"]}
+            "optimal": ["gini"], "rpart": ["gini", "entropy"]}
 DEFAULT_MIN_SAMPLES_LEAF = {"cart": 1, "id3": 1, "c45": 2, "interval": 1, "optimal": 1}
 LOOKAHEAD_DEFAULT_MAX_DEPTH = 10  # the seed's MAXRECURSIONS
 AUTO_HIST_CELLS = 2_000_000  # splitter="auto" bins features from this many rows x features
@@ -218,3 +218,6 @@ def fit_optimal(X, y, sample_weight, schema, n_classes: int, settings: Settings)
 
 LEARNERS = {"cart": fit_cart, "id3": fit_id3, "c45": fit_c45, "interval": fit_interval,
             "optimal": fit_optimal}
+# every ``algorithm`` the estimator takes: rpart's fit returns more than a tree (its cp table
+# and split records), so the estimator calls it itself (growing.rpart_settings)
+ALGORITHMS = (*LEARNERS, "rpart")

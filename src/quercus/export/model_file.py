@@ -16,7 +16,7 @@ from pathlib import Path
 from ..data.schema import Schema
 from ..errors import ModelFileError
 from ..estimator import DecisionTreeClassifier
-from ..learners import CRITERIA, LEARNERS
+from ..learners import ALGORITHMS, CRITERIA
 from ..regressor import DecisionTreeRegressor
 from ..splitting.regression import REGRESSION_CRITERIA
 from ..tree import Tree
@@ -153,7 +153,7 @@ def load_xml(path) -> DecisionTreeClassifier:
 
 def _check_params(model) -> None:
     """Raise ValueError or TypeError for parameters that prediction and printing rely on."""
-    if model.algorithm not in LEARNERS:
+    if model.algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {model.algorithm!r}")
     if model.criterion is not None and model.criterion not in CRITERIA[model.algorithm]:
         raise ValueError(f"criterion {model.criterion!r} is not one of {model.algorithm}'s")
