@@ -16,6 +16,7 @@ from quercus._kernels.rpart_split import (node_best_splits, node_surrogates,
                                           partition_segments, route_rows)
 from quercus.rpart_records import FRAME_COLUMNS, RpartFit, SplitRecord
 
+TIE_TOLERANCE = 1e-12
 CRITERIA = {"gini": 0, "entropy": 1, "information": 1}
 
 
@@ -145,20 +146,20 @@ class Grower:
         right, s_r, r_r = self._grow(2 * number + 1, start + n_left, n_right, t - alpha)
         node.left, node.right = left, right
         c_l, c_r = left.c, right.c
-        t = (R - r_l - r_r) / (s_l + s_r + 1)
+        t = (R - (r_l + r_r)) / (s_l + s_r + 1)
         if c_r > c_l:
             if t > c_l:
                 r_l, s_l = left.dev, 0
-                t = (R - r_l - r_r) / (s_l + s_r + 1)
+                t = (R - (r_l + r_r)) / (s_l + s_r + 1)
             if t > c_r:
                 r_r, s_r = right.dev, 0
         else:
             if t > c_r:
                 r_r, s_r = right.dev, 0
-                t = (R - r_l - r_r) / (s_l + s_r + 1)
+                t = (R - (r_l + r_r)) / (s_l + s_r + 1)
             if t > c_l:
                 r_l, s_l = left.dev, 0
-        c = (R - r_l - r_r) / (s_l + s_r + 1)
+        c = (R - (r_l + r_r)) / (s_l + s_r + 1)
         if c <= alpha:
             node.left = node.right = None
             node.primary = None
@@ -188,8 +189,7 @@ class Grower:
             cands.append(j)
         if not cands:
             return False
-        cands.sort(key=lambda j: -out[j, 0])
-        cands = cands[:self.ctl.max_competitors + 1]
+        cands = rank_tolerant(cands, out[:, 0])[:self.ctl.max_competitors + 1]
         recs = [self._record(node.number, "primary" if i == 0 else "competitor", j,
                              out[j], sides[j]) for i, j in enumerate(cands)]
         node.primary, node.competitors = recs[0], recs[1:]
@@ -278,6 +278,19 @@ class Grower:
             found.append(rec)
         found.sort(key=lambda r: -r.improve)
         return found[:self.ctl.max_surrogates]
+
+
+def rank_tolerant(items, values, rel=TIE_TOLERANCE):
+    """``items`` by value, descending; values within ``rel`` (relative) of each other tie,
+    and a tie keeps the earlier item (rpart's rule for mathematically equal improvements)."""
+    ranked = []
+    for j in items:
+        v = values[j]
+        pos = len(ranked)
+        while pos > 0 and values[ranked[pos - 1]] < v * (1.0 - rel) - 0.0:
+            pos -= 1
+        ranked.insert(pos, j)
+    return ranked
 
 
 def preorder(root):
