@@ -135,3 +135,28 @@ def load_fit(name: str, fit: str, data: RpartData | None = None) -> dict:
         "cptable": raw["cptable"], "one_se": raw.get("one_se"), "xpred": raw.get("xpred"),
         "control": raw["control"], "parms": raw["parms"],
     }
+
+
+def fit_settings(ref: dict, n_classes: int) -> dict:
+    """The stored fit's settings as ``RpartControl`` field values plus priors and loss.
+
+    Returns ``{"control": {...}, "priors": array or None, "loss": array or None}``: priors
+    only for the fits that set them (the others use rpart's observed shares), loss only when
+    it is not 0/1.
+    """
+    c, p = ref["control"], ref["parms"]
+    control = {"min_split": c["minsplit"], "min_bucket": c["minbucket"], "cp": c["cp"],
+               "max_competitors": c["maxcompete"], "max_surrogates": c["maxsurrogate"],
+               "use_surrogates": c["usesurrogate"], "surrogate_style": c["surrogatestyle"],
+               "max_depth": c["maxdepth"],
+               "criterion": "gini" if p["split"] == "gini" else "entropy"}
+    priors = np.array(p["prior"]) if "prior" in ref["raw"]["fit"] else None
+    loss = np.array(p["loss_rows_true_cols_predicted"], dtype=np.float64)
+    if np.array_equal(loss, 1.0 - np.eye(n_classes)):
+        loss = None
+    return {"control": control, "priors": priors, "loss": loss}
+
+
+def base_fit(fit: str) -> str:
+    """The unpruned fit a ``*_1se`` fit was pruned from (itself otherwise)."""
+    return fit[:-len("_1se")] if fit.endswith("_1se") else fit
