@@ -76,22 +76,49 @@ def _numeric_best(X, y, w, a, order, j, start, nn, minbucket, crit, K, out):
     tl = 0.0
     best = np.inf
     best_i = -1
-    for i in range(m - 1):
-        left[ys[i]] += cs[i]
-        tl += cs[i]
-        if xs[i] == xs[i + 1]:
-            continue
-        nl = i + 1
-        if nl < minbucket or m - nl < minbucket:
-            continue
-        tr = 0.0
+    if crit == 0:
+        # Gini: T - sum(c^2)/T per side, with the sums of squares updated per row
+        right[:] = tot
+        sq_l = 0.0
+        sq_r = 0.0
         for k in range(K):
-            right[k] = tot[k] - left[k]
-            tr += right[k]
-        val = _scaled_impurity(left, tl, crit) + _scaled_impurity(right, tr, crit)
-        if val < best:
-            best = val
-            best_i = i
+            sq_r += tot[k] * tot[k]
+        tr = ttot
+        for i in range(m - 1):
+            k = ys[i]
+            c = cs[i]
+            sq_l += c * (2.0 * left[k] + c)
+            sq_r += c * (c - 2.0 * right[k])
+            left[k] += c
+            right[k] -= c
+            tl += c
+            tr -= c
+            if xs[i] == xs[i + 1]:
+                continue
+            nl = i + 1
+            if nl < minbucket or m - nl < minbucket:
+                continue
+            val = (tl - sq_l / tl) + (tr - sq_r / tr)
+            if val < best:
+                best = val
+                best_i = i
+    else:
+        for i in range(m - 1):
+            left[ys[i]] += cs[i]
+            tl += cs[i]
+            if xs[i] == xs[i + 1]:
+                continue
+            nl = i + 1
+            if nl < minbucket or m - nl < minbucket:
+                continue
+            tr = 0.0
+            for k in range(K):
+                right[k] = tot[k] - left[k]
+                tr += right[k]
+            val = _scaled_impurity(left, tl, crit) + _scaled_impurity(right, tr, crit)
+            if val < best:
+                best = val
+                best_i = i
     if best_i < 0:
         return
     left[:] = 0.0
@@ -103,7 +130,7 @@ def _numeric_best(X, y, w, a, order, j, start, nn, minbucket, crit, K, out):
     for k in range(K):
         right[k] = tot[k] - left[k]
         tr += right[k]
-    out[0] = parent - best
+    out[0] = parent - (_scaled_impurity(left, tl, crit) + _scaled_impurity(right, tr, crit))
     out[1] = (xs[best_i] + xs[best_i + 1]) / 2.0
     out[2] = 1.0 if _mean_class(left, tl) < _mean_class(right, tr) else 0.0
 

@@ -48,7 +48,7 @@ def fit_rpart(X, y, weights=None, *, categorical, n_levels, control=None, priors
     n_classes : K (default: highest class code + 1).
     """
     control = RpartControl() if control is None else control
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    X = np.asfortranarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.int64)
     n, p = X.shape
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
@@ -58,7 +58,7 @@ def fit_rpart(X, y, weights=None, *, categorical, n_levels, control=None, priors
     dropped = np.flatnonzero(np.isnan(X).all(axis=1)) if p else np.zeros(0, dtype=np.int64)
     used = np.setdiff1d(np.arange(n), dropped)
     if len(dropped):
-        Xu, yu, wu = X[used], y[used], w[used]
+        Xu, yu, wu = np.asfortranarray(X[used]), y[used], w[used]
         folds_u = None if folds is None else np.asarray(folds)[used]
     else:
         Xu, yu, wu = X, y, w

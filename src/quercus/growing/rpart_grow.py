@@ -177,28 +177,28 @@ class Grower:
         node_best_splits(self.X, self.y, self.w, self.costs.a, self.order, start, nn,
                          self.is_cat, self.n_levels, self.ctl.min_bucket, self.crit, self.K,
                          out, sides)
+        improves = out[:, 0].tolist()
+        state = self.state
         cands = []
         for j in range(p):
-            imp = out[j, 0]
+            imp = improves[j]
             if imp < 0:
                 continue
-            if imp > self.state[0]:
-                self.state[0] = imp
-            if not imp > 1e-10 * self.state[0]:
-                continue
-            cands.append(j)
+            if imp > state[0]:
+                state[0] = imp
+            if imp > 1e-10 * state[0]:
+                cands.append(j)
         if not cands:
             return False
-        cands = rank_tolerant(cands, out[:, 0])[:self.ctl.max_competitors + 1]
+        cands = rank_tolerant(cands, improves)[:self.ctl.max_competitors + 1]
         recs = [self._record(node.number, "primary" if i == 0 else "competitor", j,
-                             out[j], sides[j]) for i, j in enumerate(cands)]
+                             out[j].tolist(), sides[j]) for i, j in enumerate(cands)]
         node.primary, node.competitors = recs[0], recs[1:]
         node.improve = recs[0].improve
         return True
 
     def _record(self, number, role, j, o, sides):
-        rec = SplitRecord(node=number, role=role, feature=int(j), count=int(o[3]),
-                          improve=float(o[0]))
+        rec = SplitRecord(node=number, role=role, feature=j, count=int(o[3]), improve=o[0])
         if self.is_cat[j]:
             rec.sides = sides[:self.n_levels[j]].copy()
         else:
@@ -256,28 +256,32 @@ class Grower:
         sides = np.zeros((p, self.lmax), dtype=np.int8)
         node_surrogates(self.X, self.w, self.dirs, self.order, start, nn, self.is_cat,
                         self.n_levels, node.primary.feature, out, sides)
+        rows = out.tolist()
+        style0 = self.ctl.surrogate_style == 0
         found = []
         for j in range(p):
-            agree = out[j, 0]
+            agree, _, _, wl_v, wr_v = rows[j]
             if agree < 0:
                 continue
-            if self.ctl.surrogate_style == 0:
+            if style0:
                 D, M = w_l + w_r, max(w_l, w_r)
             else:
-                D, M = out[j, 3] + out[j, 4], max(out[j, 3], out[j, 4])
+                D, M = wl_v + wr_v, max(wl_v, wr_v)
             if D <= 0 or M >= D:
                 continue
             agreement = agree / D
             adj = (agreement - M / D) / (1.0 - M / D)
-            if adj <= 1e-10:
-                continue
-            rec = self._record(node.number, "surrogate", j, out[j], sides[j])
-            rec.improve = float(agreement)
-            rec.adj = float(adj)
+            if adj > 1e-10:
+                found.append((-agreement, j, adj))
+        found.sort()
+        recs = []
+        for neg_agreement, j, adj in found[:self.ctl.max_surrogates]:
+            rec = self._record(node.number, "surrogate", j, rows[j], sides[j])
+            rec.improve = -neg_agreement
+            rec.adj = adj
             rec.count = 0
-            found.append(rec)
-        found.sort(key=lambda r: -r.improve)
-        return found[:self.ctl.max_surrogates]
+            recs.append(rec)
+        return recs
 
 
 def rank_tolerant(items, values, rel=TIE_TOLERANCE):
@@ -285,9 +289,9 @@ def rank_tolerant(items, values, rel=TIE_TOLERANCE):
     and a tie keeps the earlier item (rpart's rule for mathematically equal improvements)."""
     ranked = []
     for j in items:
-        v = values[j]
+        floor = values[j] * (1.0 - rel)
         pos = len(ranked)
-        while pos > 0 and values[ranked[pos - 1]] < v * (1.0 - rel) - 0.0:
+        while pos > 0 and values[ranked[pos - 1]] < floor:
             pos -= 1
         ranked.insert(pos, j)
     return ranked
