@@ -77,13 +77,17 @@ def _numeric_best(X, y, w, a, order, j, start, nn, minbucket, crit, K, out):
     best = np.inf
     best_i = -1
     if crit == 0:
-        # Gini: T - sum(c^2)/T per side, with the sums of squares updated per row
+        # Gini: minimise T_L I_L + T_R I_R = T - (sq_L/T_L + sq_R/T_R), i.e. maximise
+        # (sq_L T_R + sq_R T_L) / (T_L T_R), compared by cross-multiplication (no division);
+        # the sums of squares are updated per row
         right[:] = tot
         sq_l = 0.0
         sq_r = 0.0
         for k in range(K):
             sq_r += tot[k] * tot[k]
         tr = ttot
+        best_num = -1.0
+        best_den = 1.0
         for i in range(m - 1):
             k = ys[i]
             c = cs[i]
@@ -98,9 +102,11 @@ def _numeric_best(X, y, w, a, order, j, start, nn, minbucket, crit, K, out):
             nl = i + 1
             if nl < minbucket or m - nl < minbucket:
                 continue
-            val = (tl - sq_l / tl) + (tr - sq_r / tr)
-            if val < best:
-                best = val
+            num = sq_l * tr + sq_r * tl
+            den = tl * tr
+            if num * best_den > best_num * den:
+                best_num = num
+                best_den = den
                 best_i = i
     else:
         for i in range(m - 1):
@@ -285,48 +291,52 @@ def node_best_splits(X, y, w, a, order, start, nn, is_cat, n_levels, minbucket, 
 
 @njit(cache=True)
 def _surrogate_numeric(X, w, dirs, order, j, start, nn, out):
+    # gather the present rows: value, direction (0 for rows with weight 0), weight
+    xs = np.empty(nn)
+    ds = np.empty(nn, dtype=np.int8)
+    ws = np.empty(nn)
+    m = 0
     wl = 0.0
     wr = 0.0
+    n_dir = 0
     for i in range(nn):
         r = order[j, start + i]
-        if np.isnan(X[r, j]):
+        v = X[r, j]
+        if np.isnan(v):
             break
-        if w[r] > 0.0:
-            if dirs[r] < 0:
-                wl += w[r]
-            elif dirs[r] > 0:
-                wr += w[r]
+        d = dirs[r]
+        wt = w[r]
+        if wt <= 0.0:
+            d = 0
+        xs[m] = v
+        ds[m] = d
+        ws[m] = wt
+        m += 1
+        if d < 0:
+            wl += wt
+            n_dir += 1
+        elif d > 0:
+            wr += wt
+            n_dir += 1
     out[3] = wl
     out[4] = wr
     out[0] = -1.0
     best = max(wl, wr)
     nl_rows = 0
-    nr_rows = 0
-    for i in range(nn):
-        r = order[j, start + i]
-        if np.isnan(X[r, j]):
-            break
-        if w[r] > 0.0 and dirs[r] != 0:
-            nr_rows += 1
     lwl = 0.0
     lwr = 0.0
     found = False
-    for i in range(nn - 1):
-        r = order[j, start + i]
-        v = X[r, j]
-        if np.isnan(v):
-            break
-        if w[r] > 0.0 and dirs[r] != 0:
+    for i in range(m - 1):
+        d = ds[i]
+        if d != 0:
             nl_rows += 1
-            nr_rows -= 1
-            if dirs[r] < 0:
-                lwl += w[r]
+            if d < 0:
+                lwl += ws[i]
             else:
-                lwr += w[r]
-        v2 = X[order[j, start + i + 1], j]
-        if np.isnan(v2) or v2 == v:
-            continue
-        if nl_rows < 2 or nr_rows < 2:
+                lwr += ws[i]
+        v = xs[i]
+        v2 = xs[i + 1]
+        if v2 == v or nl_rows < 2 or n_dir - nl_rows < 2:
             continue
         a1 = lwr + (wl - lwl)
         if a1 > best:
