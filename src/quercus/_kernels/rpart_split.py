@@ -2,7 +2,7 @@
 
 Rows of a node live in a segment ``order[f, start:start + n]`` of a (features x rows) index
 array: for every feature the node's rows sorted by that feature's value, missing (NaN)
-values last. Splitting a node partitions every feature's segment stably (left rows, right
+values last; ``vals[f, pos]`` holds that row's value, so the scans read memory in order. Splitting a node partitions every feature's segment stably (left rows, right
 rows, then the rows that stay at the node), so no node ever sorts again.
 
 Direction codes: -1 left, +1 right, 0 missing / stays. Criterion codes: 0 Gini, 1 information.
@@ -42,7 +42,7 @@ def _mean_class(c, total):
 
 
 @njit(cache=True)
-def _numeric_best(X, y, w, a, order, j, start, nn, minbucket, crit, K, out):
+def _numeric_best(vals, y, w, a, order, j, start, nn, minbucket, crit, K, out):
     """Best cut of numeric feature j; out = (improve, cut, left_lt, count); improve -1 if none."""
     xs = np.empty(nn)
     cs = np.empty(nn)
@@ -51,7 +51,7 @@ def _numeric_best(X, y, w, a, order, j, start, nn, minbucket, crit, K, out):
     count = 0
     for i in range(nn):
         r = order[j, start + i]
-        v = X[r, j]
+        v = vals[j, start + i]
         if np.isnan(v):
             break
         count += 1
@@ -142,7 +142,7 @@ def _numeric_best(X, y, w, a, order, j, start, nn, minbucket, crit, K, out):
 
 
 @njit(cache=True)
-def _categorical_best(X, y, w, a, order, j, start, nn, nlev, minbucket, crit, K, out,
+def _categorical_best(vals, y, w, a, order, j, start, nn, nlev, minbucket, crit, K, out,
                       sides):
     """Best subset split of categorical feature j (2 classes: ordering; more: Gray code)."""
     c = np.zeros((nlev, K))
@@ -151,7 +151,7 @@ def _categorical_best(X, y, w, a, order, j, start, nn, nlev, minbucket, crit, K,
     count = 0
     for i in range(nn):
         r = order[j, start + i]
-        v = X[r, j]
+        v = vals[j, start + i]
         if np.isnan(v):
             continue
         count += 1
@@ -274,23 +274,23 @@ def _split_value(c, t, inleft, present, npres, K, crit, left, right):
 
 
 @njit(parallel=True, cache=True)
-def node_best_splits(X, y, w, a, order, start, nn, is_cat, n_levels, minbucket, crit, K,
+def node_best_splits(vals, y, w, a, order, start, nn, is_cat, n_levels, minbucket, crit, K,
                      out, sides):
     """Every feature's best split at one node.
 
     ``out[j] = (improve, cut, left_lt, count)``: improve -1 when the feature has no split,
     left_lt 1 when rows with x < cut go left; ``sides[j, level]`` for categorical features.
     """
-    for j in prange(X.shape[1]):
+    for j in prange(vals.shape[0]):
         if is_cat[j]:
-            _categorical_best(X, y, w, a, order, j, start, nn, n_levels[j], minbucket, crit, K,
+            _categorical_best(vals, y, w, a, order, j, start, nn, n_levels[j], minbucket, crit, K,
                               out[j], sides[j])
         else:
-            _numeric_best(X, y, w, a, order, j, start, nn, minbucket, crit, K, out[j])
+            _numeric_best(vals, y, w, a, order, j, start, nn, minbucket, crit, K, out[j])
 
 
 @njit(cache=True)
-def _surrogate_numeric(X, w, dirs, order, j, start, nn, out):
+def _surrogate_numeric(vals, w, dirs, order, j, start, nn, out):
     # gather the present rows: value, direction (0 for rows with weight 0), weight
     xs = np.empty(nn)
     ds = np.empty(nn, dtype=np.int8)
@@ -301,7 +301,7 @@ def _surrogate_numeric(X, w, dirs, order, j, start, nn, out):
     n_dir = 0
     for i in range(nn):
         r = order[j, start + i]
-        v = X[r, j]
+        v = vals[j, start + i]
         if np.isnan(v):
             break
         d = dirs[r]
@@ -355,14 +355,14 @@ def _surrogate_numeric(X, w, dirs, order, j, start, nn, out):
 
 
 @njit(cache=True)
-def _surrogate_categorical(X, w, dirs, order, j, start, nn, nlev, out, sides):
+def _surrogate_categorical(vals, w, dirs, order, j, start, nn, nlev, out, sides):
     wl_l = np.zeros(nlev)
     wr_l = np.zeros(nlev)
     nl_l = np.zeros(nlev, dtype=np.int64)
     nr_l = np.zeros(nlev, dtype=np.int64)
     for i in range(nn):
         r = order[j, start + i]
-        v = X[r, j]
+        v = vals[j, start + i]
         if np.isnan(v) or w[r] <= 0.0 or dirs[r] == 0:
             continue
         lv = int(v)
@@ -399,21 +399,21 @@ def _surrogate_categorical(X, w, dirs, order, j, start, nn, nlev, out, sides):
 
 
 @njit(parallel=True, cache=True)
-def node_surrogates(X, w, dirs, order, start, nn, is_cat, n_levels, primary, out, sides):
+def node_surrogates(vals, w, dirs, order, start, nn, is_cat, n_levels, primary, out, sides):
     """Every other feature's best surrogate for the primary directions ``dirs``.
 
     ``out[j] = (agreement weight, cut, left_lt, W_L', W_R')`` (W' over rows with j present),
     agreement -1 when the feature gives no surrogate; ``sides[j]`` for categorical features.
     """
-    for j in prange(X.shape[1]):
+    for j in prange(vals.shape[0]):
         if j == primary:
             out[j, 0] = -1.0
             continue
         if is_cat[j]:
-            _surrogate_categorical(X, w, dirs, order, j, start, nn, n_levels[j], out[j],
+            _surrogate_categorical(vals, w, dirs, order, j, start, nn, n_levels[j], out[j],
                                    sides[j])
         else:
-            _surrogate_numeric(X, w, dirs, order, j, start, nn, out[j])
+            _surrogate_numeric(vals, w, dirs, order, j, start, nn, out[j])
 
 
 @njit(cache=True)
@@ -447,31 +447,36 @@ def route_rows(X, order, start, nn, sp_feat, sp_cat, sp_cut, sp_lt, sp_sides, n_
 
 
 @njit(parallel=True, cache=True)
-def partition_segments(order, start, nn, dirs, buffer):
-    """Stable partition of every feature's segment: left rows, right rows, staying rows.
-
-    Returns (n_left, n_right)."""
+def partition_segments(order, vals, start, nn, dirs, buffer, vbuffer):
+    """Stable partition of every feature's segment (indices and values): left rows, right
+    rows, staying rows. Returns (n_left, n_right)."""
     for f in prange(order.shape[0]):
         pos = start
         nr = 0
         ns = 0
         for p in range(start, start + nn):
             r = order[f, p]
+            v = vals[f, p]
             d = dirs[r]
             if d < 0:
                 order[f, pos] = r
+                vals[f, pos] = v
                 pos += 1
             elif d > 0:
                 buffer[f, nr] = r
+                vbuffer[f, nr] = v
                 nr += 1
             else:
                 buffer[f, nn - 1 - ns] = r
+                vbuffer[f, nn - 1 - ns] = v
                 ns += 1
         for k in range(nr):
             order[f, pos + k] = buffer[f, k]
+            vals[f, pos + k] = vbuffer[f, k]
         pos += nr
         for k in range(ns):
             order[f, pos + k] = buffer[f, nn - 1 - k]
+            vals[f, pos + k] = vbuffer[f, nn - 1 - k]
     n_left = 0
     n_right = 0
     for p in range(start, start + nn):

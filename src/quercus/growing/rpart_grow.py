@@ -105,6 +105,10 @@ class Grower:
         self.lmax = max(1, int(n_levels.max()) if len(n_levels) else 1)
         self.dirs = np.zeros(X.shape[0], dtype=np.int8)
         self.buffer = np.empty_like(order)
+        self.vals = np.empty(order.shape)
+        for j in range(order.shape[0]):
+            self.vals[j] = X[order[j], j]
+        self.vbuffer = np.empty_like(self.vals)
         self.where = np.full(X.shape[0], -1, dtype=np.int64) if where is None else where
         self.max_number = 2 ** control.max_depth - 1
 
@@ -174,7 +178,7 @@ class Grower:
         p = self.p
         out = np.zeros((p, 4))
         sides = np.zeros((p, self.lmax), dtype=np.int8)
-        node_best_splits(self.X, self.y, self.w, self.costs.a, self.order, start, nn,
+        node_best_splits(self.vals, self.y, self.w, self.costs.a, self.order, start, nn,
                          self.is_cat, self.n_levels, self.ctl.min_bucket, self.crit, self.K,
                          out, sides)
         improves = out[:, 0].tolist()
@@ -248,13 +252,14 @@ class Grower:
                        used)
             for s, rec in enumerate(recs[1:], start=1):
                 rec.count = int(used[s])
-        return partition_segments(self.order, start, nn, self.dirs, self.buffer)
+        return partition_segments(self.order, self.vals, start, nn, self.dirs, self.buffer,
+                                  self.vbuffer)
 
     def _surrogates(self, node, start, nn, w_l, w_r):
         p = self.p
         out = np.zeros((p, 5))
         sides = np.zeros((p, self.lmax), dtype=np.int8)
-        node_surrogates(self.X, self.w, self.dirs, self.order, start, nn, self.is_cat,
+        node_surrogates(self.vals, self.w, self.dirs, self.order, start, nn, self.is_cat,
                         self.n_levels, node.primary.feature, out, sides)
         rows = out.tolist()
         style0 = self.ctl.surrogate_style == 0
