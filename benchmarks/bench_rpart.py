@@ -16,7 +16,6 @@ without it only Quercus's times are printed.
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import subprocess
 import sys
@@ -29,9 +28,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from rpart_fixtures import load_data  # noqa: E402
+from rpart_fixtures import load_data
 
-from quercus.growing.rpart import RpartControl, fit_rpart  # noqa: E402
+from quercus.growing.rpart import RpartControl, fit_rpart
 
 R_SCRIPT = r"""
 args <- commandArgs(trailingOnly = TRUE)
@@ -62,7 +61,7 @@ def _write(name, X, y, categorical, levels, folds, names, target, folder):
     for j, col in enumerate(names):
         if categorical[j]:
             codes = X[:, j]
-            cols[col] = pd.Series([levels[col][int(v)] if v == v else "" for v in codes])
+            cols[col] = pd.Series(["" if np.isnan(v) else levels[col][int(v)] for v in codes])
         else:
             cols[col] = X[:, j]
     cols[target] = [levels[target][int(v)] for v in y]

@@ -159,4 +159,4 @@ def fit_settings(ref: dict, n_classes: int) -> dict:
 
 def base_fit(fit: str) -> str:
     """The unpruned fit a ``*_1se`` fit was pruned from (itself otherwise)."""
-    return fit[:-len("_1se")] if fit.endswith("_1se") else fit
+    return fit.removesuffix("_1se")

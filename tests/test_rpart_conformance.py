@@ -67,17 +67,17 @@ def _params(check):
     return params
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _data(name):
     return load_data(name)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _ref(name, fit):
     return load_fit(name, fit, _data(name))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _grown(name, fit):
     data = _data(name)
     settings = fit_settings(_ref(name, fit), len(data.classes))

@@ -13,8 +13,16 @@ import copy
 import numpy as np
 
 from quercus.growing.rpart_cv import cross_validate, cv_errors
-from quercus.growing.rpart_grow import (Grower, RpartControl, build_records, cap_complexities,
-                                        cp_values, importance_of, make_costs, subtree_sizes)
+from quercus.growing.rpart_grow import (
+    Grower,
+    RpartControl,
+    build_records,
+    cap_complexities,
+    cp_values,
+    importance_of,
+    make_costs,
+    subtree_sizes,
+)
 from quercus.pruning.cp_table import make_cp_table
 from quercus.rpart_records import FRAME_COLUMNS, RpartFit
 

@@ -12,9 +12,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from quercus._kernels.rpart_split import (node_best_splits, node_surrogates,
-                                          partition_segments, route_rows)
-from quercus.rpart_records import FRAME_COLUMNS, RpartFit, SplitRecord
+from quercus._kernels.rpart_split import (
+    node_best_splits,
+    node_surrogates,
+    partition_segments,
+    route_rows,
+)
+from quercus.rpart_records import FRAME_COLUMNS, SplitRecord
 
 TIE_TOLERANCE = 1e-12
 CRITERIA = {"gini": 0, "entropy": 1, "information": 1}
@@ -65,8 +69,23 @@ def make_costs(y, w, n_classes, priors=None, loss=None) -> _Costs:
 class _Node:
     """One node during growth (rpart's numbering; children None at a leaf)."""
 
-    __slots__ = ("number", "n", "wt", "counts", "dev", "yval", "c", "left", "right",
-                 "primary", "competitors", "surrogates", "majority", "cv_majority", "improve")
+    __slots__ = (
+        "c",
+        "competitors",
+        "counts",
+        "cv_majority",
+        "dev",
+        "improve",
+        "left",
+        "majority",
+        "n",
+        "number",
+        "primary",
+        "right",
+        "surrogates",
+        "wt",
+        "yval",
+    )
 
     def __init__(self, number, n, counts, dev, yval):
         self.number = number
@@ -188,8 +207,7 @@ class Grower:
             imp = improves[j]
             if imp < 0:
                 continue
-            if imp > state[0]:
-                state[0] = imp
+            state[0] = max(state[0], imp)
             if imp > 1e-10 * state[0]:
                 cands.append(j)
         if not cands:
@@ -365,7 +383,6 @@ def build_records(root, costs, n_features, R0):
     """frame, splits and importance of a grown tree."""
     frame = {name: [] for name in FRAME_COLUMNS}
     splits = []
-    importance = np.zeros(n_features)
     totals = costs.class_totals
     for node in preorder(root):
         internal = node.left is not None
