@@ -12,7 +12,7 @@ Weights ``a`` are rpart's split weights (altered priors over observed shares).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 
 @njit(cache=True)
@@ -273,7 +273,7 @@ def _split_value(c, t, inleft, present, npres, K, crit, left, right):
     return _scaled_impurity(left, tl, crit) + _scaled_impurity(right, tr, crit)
 
 
-@njit(parallel=True, cache=True)
+@njit(cache=True)
 def node_best_splits(vals, y, w, a, order, start, nn, is_cat, n_levels, minbucket, crit, K,
                      out, sides):
     """Every feature's best split at one node.
@@ -281,7 +281,7 @@ def node_best_splits(vals, y, w, a, order, start, nn, is_cat, n_levels, minbucke
     ``out[j] = (improve, cut, left_lt, count)``: improve -1 when the feature has no split,
     left_lt 1 when rows with x < cut go left; ``sides[j, level]`` for categorical features.
     """
-    for j in prange(vals.shape[0]):
+    for j in range(vals.shape[0]):
         if is_cat[j]:
             _categorical_best(vals, y, w, a, order, j, start, nn, n_levels[j], minbucket, crit, K,
                               out[j], sides[j])
@@ -398,14 +398,14 @@ def _surrogate_categorical(vals, w, dirs, order, j, start, nn, nlev, out, sides)
         out[0] = agree
 
 
-@njit(parallel=True, cache=True)
+@njit(cache=True)
 def node_surrogates(vals, w, dirs, order, start, nn, is_cat, n_levels, primary, out, sides):
     """Every other feature's best surrogate for the primary directions ``dirs``.
 
     ``out[j] = (agreement weight, cut, left_lt, W_L', W_R')`` (W' over rows with j present),
     agreement -1 when the feature gives no surrogate; ``sides[j]`` for categorical features.
     """
-    for j in prange(vals.shape[0]):
+    for j in range(vals.shape[0]):
         if j == primary:
             out[j, 0] = -1.0
             continue
@@ -446,11 +446,11 @@ def route_rows(X, order, start, nn, sp_feat, sp_cat, sp_cut, sp_lt, sp_sides, n_
         dirs[r] = d
 
 
-@njit(parallel=True, cache=True)
+@njit(cache=True)
 def partition_segments(order, vals, start, nn, dirs, buffer, vbuffer):
     """Stable partition of every feature's segment (indices and values): left rows, right
     rows, staying rows. Returns (n_left, n_right)."""
-    for f in prange(order.shape[0]):
+    for f in range(order.shape[0]):
         pos = start
         nr = 0
         ns = 0
