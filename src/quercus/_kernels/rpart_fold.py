@@ -37,12 +37,15 @@ def _store_spec(s, f, is_cat, o, srow, sp_feat, sp_cat, sp_cut, sp_lt, sp_sides)
 @njit(cache=True)
 def grow_fold(X, vals, order, buffer, vbuffer, y, w, a, q, L, is_cat, n_levels, K, crit,
               min_split, min_bucket, max_number, max_sur, use_sur, style, alpha, state,
-              dirs, node_left, node_right, node_cp, node_yval, node_spec0, node_nspec,
+              col_nan, level_seen, dirs, node_left, node_right, node_cp, node_yval, node_spec0, node_nspec,
               node_major, sp_feat, sp_cat, sp_cut, sp_lt, sp_sides):
     """Grow one tree on the rows of ``order``; returns the number of nodes (node 0 = root).
 
     Complexities are capped top-down (c <- min(c, c(parent))) before returning, as the
-    cross-validation walk expects.
+    cross-validation walk expects. Surrogates are searched only at nodes where some row can
+    miss the primary: its column has missing values (``col_nan``), or it is categorical and
+    a level seen in the data (``level_seen``) is absent at the node. Elsewhere no row, grown
+    or held out, ever consults them, so skipping them changes nothing.
     """
     p = vals.shape[0]
     lmax = sp_sides.shape[1]
@@ -152,7 +155,13 @@ def grow_fold(X, vals, order, buffer, vbuffer, y, w, a, q, L, is_cat, n_levels, 
             elif w_r > w_l:
                 majority = 1
             n_sur = 0
-            if max_sur > 0:
+            need = col_nan[primary]
+            if is_cat[primary] and not need:
+                for lv in range(n_levels[primary]):
+                    if level_seen[primary, lv] and sp_sides[s0, lv] == 0:
+                        need = True
+                        break
+            if max_sur > 0 and need:
                 for j in range(p):
                     sur_agree[j] = -1.0
                     if j == primary:

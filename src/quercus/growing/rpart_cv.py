@@ -49,6 +49,11 @@ def cross_validate(X, y, w, costs, control, is_cat, n_levels, full_order, folds,
     crit = CRITERIA[control.criterion]
     dirs = np.zeros(n, dtype=np.int8)
     state = np.array([state[0]])
+    col_nan = np.isnan(X).any(axis=0)
+    level_seen = np.zeros((X.shape[1], lmax), dtype=np.bool_)
+    for j in np.flatnonzero(is_cat):
+        codes = X[:, j][~np.isnan(X[:, j])].astype(np.int64)
+        level_seen[j, np.unique(codes)] = True
     for g in np.unique(folds):
         held = folds == g
         train = ~held
@@ -70,7 +75,8 @@ def cross_validate(X, y, w, costs, control, is_cat, n_levels, full_order, folds,
         grow_fold(X, vals, order, np.empty_like(order), np.empty_like(vals), y, w, costs.a,
                   costs.q, costs.loss, is_cat, n_levels, K, crit, control.min_split,
                   control.min_bucket, 2 ** control.max_depth - 1, control.max_surrogates,
-                  control.use_surrogates, control.surrogate_style, alpha * scale, state, dirs,
+                  control.use_surrogates, control.surrogate_style, alpha * scale, state,
+                  col_nan, level_seen, dirs,
                   *tree, *specs)
         left, right, cp, yval, spec0, nspec, major = tree
         rows = np.flatnonzero(held)
