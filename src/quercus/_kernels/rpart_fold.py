@@ -18,6 +18,8 @@ from quercus._kernels.rpart_split import (
     _numeric_best,
     _surrogate_categorical,
     _surrogate_numeric,
+    categorical_tallies,
+    surrogate_tallies,
 )
 
 TIE = 1e-12
@@ -35,7 +37,8 @@ def _store_spec(s, f, is_cat, o, srow, sp_feat, sp_cat, sp_cut, sp_lt, sp_sides)
 
 
 @njit(cache=True)
-def grow_fold(X, vals, order, buffer, vbuffer, y, w, a, q, L, is_cat, n_levels, K, crit,
+def grow_fold(X, vals, order, buffer, vbuffer, XC, cat_cols, cat_pos, keep, C, T, ROWS, COUNT,
+              WL, WR, NL, NR, y, w, a, q, L, is_cat, n_levels, K, crit,
               min_split, min_bucket, max_number, max_sur, use_sur, style, alpha, state,
               col_nan, level_seen, dirs, node_left, node_right, node_cp, node_yval, node_spec0, node_nspec,
               node_major, sp_feat, sp_cat, sp_cut, sp_lt, sp_sides):
@@ -111,9 +114,13 @@ def grow_fold(X, vals, order, buffer, vbuffer, y, w, a, q, L, is_cat, n_levels, 
             split = not (nn < min_split or u <= alpha or node_number[idx] > max_number)
             primary = -1
             if split:
+                if cat_cols.shape[0] > 0:
+                    categorical_tallies(XC, cat_cols, y, w, a, order, start, nn, C, T, ROWS,
+                                        COUNT)
                 for j in range(p):
                     if is_cat[j]:
-                        _categorical_best(vals, y, w, a, order, j, start, nn, n_levels[j],
+                        cp_ = cat_pos[j]
+                        _categorical_best(C[cp_], T[cp_], ROWS[cp_], COUNT[cp_], n_levels[j],
                                           min_bucket, crit, K, out[j, :4], sides[j])
                     else:
                         _numeric_best(vals, y, w, a, order, j, start, nn, min_bucket, crit,
@@ -162,13 +169,16 @@ def grow_fold(X, vals, order, buffer, vbuffer, y, w, a, q, L, is_cat, n_levels, 
                         need = True
                         break
             if max_sur > 0 and need:
+                if cat_cols.shape[0] > 0:
+                    surrogate_tallies(XC, cat_cols, w, dirs, order, start, nn, WL, WR, NL, NR)
                 for j in range(p):
                     sur_agree[j] = -1.0
                     if j == primary:
                         continue
                     if is_cat[j]:
-                        _surrogate_categorical(vals, w, dirs, order, j, start, nn,
-                                               n_levels[j], out[j], sides[j])
+                        cp_ = cat_pos[j]
+                        _surrogate_categorical(WL[cp_], WR[cp_], NL[cp_], NR[cp_], n_levels[j],
+                                               out[j], sides[j])
                     else:
                         _surrogate_numeric(vals, w, dirs, order, j, start, nn, out[j])
                     agree = out[j, 0]
@@ -219,7 +229,7 @@ def grow_fold(X, vals, order, buffer, vbuffer, y, w, a, q, L, is_cat, n_levels, 
             node_spec0[idx] = s0
             node_nspec[idx] = 1 + (n_sur if use_sur >= 1 else 0)
             node_major[idx] = (-1 if w_l > w_r else 1) if use_sur == 2 else 0
-            n_l, n_r = _partition(order, vals, start, nn, dirs, buffer, vbuffer)
+            n_l, n_r = _partition(order, vals, start, nn, dirs, buffer, vbuffer, keep)
             left = n_nodes
             right = n_nodes + 1
             n_nodes += 2
@@ -297,8 +307,10 @@ def grow_fold(X, vals, order, buffer, vbuffer, y, w, a, q, L, is_cat, n_levels, 
 
 
 @njit(cache=True)
-def _partition(order, vals, start, nn, dirs, buffer, vbuffer):
+def _partition(order, vals, start, nn, dirs, buffer, vbuffer, keep):
     for f in range(order.shape[0]):
+        if not keep[f]:
+            continue
         pos = start
         nr = 0
         ns = 0

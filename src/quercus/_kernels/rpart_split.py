@@ -142,25 +142,39 @@ def _numeric_best(vals, y, w, a, order, j, start, nn, minbucket, crit, K, out):
 
 
 @njit(cache=True)
-def _categorical_best(vals, y, w, a, order, j, start, nn, nlev, minbucket, crit, K, out,
-                      sides):
-    """Best subset split of categorical feature j (2 classes: ordering; more: Gray code)."""
-    c = np.zeros((nlev, K))
-    t = np.zeros(nlev)
-    rows = np.zeros(nlev, dtype=np.int64)
-    count = 0
+def categorical_tallies(XC, cat_cols, y, w, a, order, start, nn, C, T, ROWS, COUNT):
+    """Per-level class sums of every categorical feature at a node, in one pass over its rows.
+
+    ``XC`` holds the categorical columns row-major (rows x len(cat_cols)); ``C[c, level,
+    class]`` the altered-weighted sums, ``T`` their totals, ``ROWS`` the rows with weight > 0
+    and ``COUNT[c]`` the rows with the feature present.
+    """
+    C[:] = 0.0
+    T[:] = 0.0
+    ROWS[:] = 0
+    COUNT[:] = 0
+    m = cat_cols.shape[0]
     for i in range(nn):
-        r = order[j, start + i]
-        v = vals[j, start + i]
-        if np.isnan(v):
-            continue
-        count += 1
-        if w[r] > 0.0:
-            lv = int(v)
-            cw = a[y[r]] * w[r]
-            c[lv, y[r]] += cw
-            t[lv] += cw
-            rows[lv] += 1
+        r = order[0, start + i]
+        yr = y[r]
+        cw = a[yr] * w[r]
+        positive = w[r] > 0.0
+        for c in range(m):
+            v = XC[r, c]
+            if np.isnan(v):
+                continue
+            COUNT[c] += 1
+            if positive:
+                lv = int(v)
+                C[c, lv, yr] += cw
+                T[c, lv] += cw
+                ROWS[c, lv] += 1
+
+
+@njit(cache=True)
+def _categorical_best(c, t, rows, count, nlev, minbucket, crit, K, out, sides):
+    """Best subset split of one categorical feature from its per-level sums (2 classes:
+    ordering by class share; more: Gray-code enumeration)."""
     out[0] = -1.0
     out[3] = count
     sides[:] = 0
@@ -274,16 +288,21 @@ def _split_value(c, t, inleft, present, npres, K, crit, left, right):
 
 
 @njit(cache=True)
-def node_best_splits(vals, y, w, a, order, start, nn, is_cat, n_levels, minbucket, crit, K,
-                     out, sides):
+def node_best_splits(vals, XC, cat_cols, cat_pos, y, w, a, order, start, nn, is_cat, n_levels,
+                     minbucket, crit, K, out, sides, C, T, ROWS, COUNT):
     """Every feature's best split at one node.
 
     ``out[j] = (improve, cut, left_lt, count)``: improve -1 when the feature has no split,
     left_lt 1 when rows with x < cut go left; ``sides[j, level]`` for categorical features.
+    ``cat_pos[j]`` is feature j's column in ``XC`` (-1 for numeric features); C, T, ROWS,
+    COUNT are scratch buffers for ``categorical_tallies``.
     """
+    if cat_cols.shape[0] > 0:
+        categorical_tallies(XC, cat_cols, y, w, a, order, start, nn, C, T, ROWS, COUNT)
     for j in range(vals.shape[0]):
         if is_cat[j]:
-            _categorical_best(vals, y, w, a, order, j, start, nn, n_levels[j], minbucket, crit, K,
+            c = cat_pos[j]
+            _categorical_best(C[c], T[c], ROWS[c], COUNT[c], n_levels[j], minbucket, crit, K,
                               out[j], sides[j])
         else:
             _numeric_best(vals, y, w, a, order, j, start, nn, minbucket, crit, K, out[j])
@@ -355,25 +374,39 @@ def _surrogate_numeric(vals, w, dirs, order, j, start, nn, out):
 
 
 @njit(cache=True)
-def _surrogate_categorical(vals, w, dirs, order, j, start, nn, nlev, out, sides):
-    wl_l = np.zeros(nlev)
-    wr_l = np.zeros(nlev)
-    nl_l = np.zeros(nlev, dtype=np.int64)
-    nr_l = np.zeros(nlev, dtype=np.int64)
+def surrogate_tallies(XC, cat_cols, w, dirs, order, start, nn, WL, WR, NL, NR):
+    """Per-level weights and rows sent left / right by the primary, for every categorical
+    feature, in one pass over the node's rows (rows with weight 0 or no direction skipped)."""
+    WL[:] = 0.0
+    WR[:] = 0.0
+    NL[:] = 0
+    NR[:] = 0
+    m = cat_cols.shape[0]
     for i in range(nn):
-        r = order[j, start + i]
-        v = vals[j, start + i]
-        if np.isnan(v) or w[r] <= 0.0 or dirs[r] == 0:
+        r = order[0, start + i]
+        d = dirs[r]
+        if d == 0 or w[r] <= 0.0:
             continue
-        lv = int(v)
-        if dirs[r] < 0:
-            wl_l[lv] += w[r]
-            nl_l[lv] += 1
-        else:
-            wr_l[lv] += w[r]
-            nr_l[lv] += 1
-    wl = wl_l.sum()
-    wr = wr_l.sum()
+        for c in range(m):
+            v = XC[r, c]
+            if np.isnan(v):
+                continue
+            lv = int(v)
+            if d < 0:
+                WL[c, lv] += w[r]
+                NL[c, lv] += 1
+            else:
+                WR[c, lv] += w[r]
+                NR[c, lv] += 1
+
+
+@njit(cache=True)
+def _surrogate_categorical(wl_l, wr_l, nl_l, nr_l, nlev, out, sides):
+    wl = 0.0
+    wr = 0.0
+    for lv in range(nlev):
+        wl += wl_l[lv]
+        wr += wr_l[lv]
     out[3] = wl
     out[4] = wr
     out[0] = -1.0
@@ -399,19 +432,23 @@ def _surrogate_categorical(vals, w, dirs, order, j, start, nn, nlev, out, sides)
 
 
 @njit(cache=True)
-def node_surrogates(vals, w, dirs, order, start, nn, is_cat, n_levels, primary, out, sides):
+def node_surrogates(vals, XC, cat_cols, cat_pos, w, dirs, order, start, nn, is_cat, n_levels,
+                    primary, out, sides, WL, WR, NL, NR):
     """Every other feature's best surrogate for the primary directions ``dirs``.
 
     ``out[j] = (agreement weight, cut, left_lt, W_L', W_R')`` (W' over rows with j present),
     agreement -1 when the feature gives no surrogate; ``sides[j]`` for categorical features.
+    WL, WR, NL, NR are scratch buffers for ``surrogate_tallies``.
     """
+    if cat_cols.shape[0] > 0:
+        surrogate_tallies(XC, cat_cols, w, dirs, order, start, nn, WL, WR, NL, NR)
     for j in range(vals.shape[0]):
         if j == primary:
             out[j, 0] = -1.0
             continue
         if is_cat[j]:
-            _surrogate_categorical(vals, w, dirs, order, j, start, nn, n_levels[j], out[j],
-                                   sides[j])
+            c = cat_pos[j]
+            _surrogate_categorical(WL[c], WR[c], NL[c], NR[c], n_levels[j], out[j], sides[j])
         else:
             _surrogate_numeric(vals, w, dirs, order, j, start, nn, out[j])
 
@@ -447,10 +484,12 @@ def route_rows(X, order, start, nn, sp_feat, sp_cat, sp_cut, sp_lt, sp_sides, n_
 
 
 @njit(cache=True)
-def partition_segments(order, vals, start, nn, dirs, buffer, vbuffer):
-    """Stable partition of every feature's segment (indices and values): left rows, right
-    rows, staying rows. Returns (n_left, n_right)."""
+def partition_segments(order, vals, start, nn, dirs, buffer, vbuffer, keep):
+    """Stable partition of the segments of the features with ``keep`` (indices and values):
+    left rows, right rows, staying rows. Returns (n_left, n_right)."""
     for f in range(order.shape[0]):
+        if not keep[f]:
+            continue
         pos = start
         nr = 0
         ns = 0

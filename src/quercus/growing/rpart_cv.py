@@ -14,7 +14,7 @@ import numpy as np
 
 from quercus._kernels.rpart_fold import grow_fold
 from quercus._kernels.rpart_split import cv_walk
-from quercus.growing.rpart_grow import CRITERIA
+from quercus.growing.rpart_grow import CRITERIA, CategoricalScratch
 
 
 def thresholds(cps):
@@ -49,6 +49,7 @@ def cross_validate(X, y, w, costs, control, is_cat, n_levels, full_order, folds,
     crit = CRITERIA[control.criterion]
     dirs = np.zeros(n, dtype=np.int8)
     state = np.array([state[0]])
+    cat = CategoricalScratch(X, is_cat, lmax, K)
     col_nan = np.isnan(X).any(axis=0)
     level_seen = np.zeros((X.shape[1], lmax), dtype=np.bool_)
     for j in np.flatnonzero(is_cat):
@@ -72,7 +73,9 @@ def cross_validate(X, y, w, costs, control, is_cat, n_levels, full_order, folds,
                  np.zeros(n_spec), np.zeros(n_spec, dtype=np.bool_),
                  np.zeros((n_spec, lmax), dtype=np.int8))
         scale = float(w[train].sum()) / W
-        grow_fold(X, vals, order, np.empty_like(order), np.empty_like(vals), y, w, costs.a,
+        grow_fold(X, vals, order, np.empty_like(order), np.empty_like(vals), cat.XC, cat.cols,
+                  cat.pos, cat.keep, cat.C, cat.T, cat.ROWS, cat.COUNT, cat.WL, cat.WR,
+                  cat.NL, cat.NR, y, w, costs.a,
                   costs.q, costs.loss, is_cat, n_levels, K, crit, control.min_split,
                   control.min_bucket, 2 ** control.max_depth - 1, control.max_surrogates,
                   control.use_surrogates, control.surrogate_style, alpha * scale, state,

@@ -66,6 +66,30 @@ def make_costs(y, w, n_classes, priors=None, loss=None) -> _Costs:
     return _Costs(q=q, a=a, loss=L, priors=pi, class_totals=totals, total_weight=total)
 
 
+class CategoricalScratch:
+    """The categorical columns row-major (one pass per node tallies them all) and the
+    kernels' scratch buffers; ``keep`` marks the features whose sorted segments are read
+    (numeric ones, and feature 0, whose segment lists the node's rows)."""
+
+    def __init__(self, X, is_cat, lmax, K):
+        self.cols = np.flatnonzero(is_cat).astype(np.int64)
+        self.XC = np.ascontiguousarray(X[:, self.cols], dtype=np.float64)
+        self.pos = np.full(len(is_cat), -1, dtype=np.int64)
+        self.pos[self.cols] = np.arange(len(self.cols))
+        m = len(self.cols)
+        self.C = np.zeros((m, lmax, K))
+        self.T = np.zeros((m, lmax))
+        self.ROWS = np.zeros((m, lmax), dtype=np.int64)
+        self.COUNT = np.zeros(m, dtype=np.int64)
+        self.WL = np.zeros((m, lmax))
+        self.WR = np.zeros((m, lmax))
+        self.NL = np.zeros((m, lmax), dtype=np.int64)
+        self.NR = np.zeros((m, lmax), dtype=np.int64)
+        self.keep = ~np.asarray(is_cat, dtype=np.bool_)
+        if len(self.keep):
+            self.keep[0] = True
+
+
 class _Node:
     """One node during growth (rpart's numbering; children None at a leaf)."""
 
@@ -128,6 +152,7 @@ class Grower:
         for j in range(order.shape[0]):
             self.vals[j] = X[order[j], j]
         self.vbuffer = np.empty_like(self.vals)
+        self.cat = CategoricalScratch(X, is_cat, self.lmax, self.K)
         self.where = np.full(X.shape[0], -1, dtype=np.int64) if where is None else where
         self.max_number = 2 ** control.max_depth - 1
 
@@ -197,9 +222,11 @@ class Grower:
         p = self.p
         out = np.zeros((p, 4))
         sides = np.zeros((p, self.lmax), dtype=np.int8)
-        node_best_splits(self.vals, self.y, self.w, self.costs.a, self.order, start, nn,
-                         self.is_cat, self.n_levels, self.ctl.min_bucket, self.crit, self.K,
-                         out, sides)
+        cat = self.cat
+        node_best_splits(self.vals, cat.XC, cat.cols, cat.pos, self.y, self.w, self.costs.a,
+                         self.order, start, nn, self.is_cat, self.n_levels,
+                         self.ctl.min_bucket, self.crit, self.K, out, sides, cat.C, cat.T,
+                         cat.ROWS, cat.COUNT)
         improves = out[:, 0].tolist()
         state = self.state
         cands = []
@@ -271,14 +298,16 @@ class Grower:
             for s, rec in enumerate(recs[1:], start=1):
                 rec.count = int(used[s])
         return partition_segments(self.order, self.vals, start, nn, self.dirs, self.buffer,
-                                  self.vbuffer)
+                                  self.vbuffer, self.cat.keep)
 
     def _surrogates(self, node, start, nn, w_l, w_r):
         p = self.p
         out = np.zeros((p, 5))
         sides = np.zeros((p, self.lmax), dtype=np.int8)
-        node_surrogates(self.vals, self.w, self.dirs, self.order, start, nn, self.is_cat,
-                        self.n_levels, node.primary.feature, out, sides)
+        cat = self.cat
+        node_surrogates(self.vals, cat.XC, cat.cols, cat.pos, self.w, self.dirs, self.order,
+                        start, nn, self.is_cat, self.n_levels, node.primary.feature, out,
+                        sides, cat.WL, cat.WR, cat.NL, cat.NR)
         rows = out.tolist()
         style0 = self.ctl.surrogate_style == 0
         found = []
