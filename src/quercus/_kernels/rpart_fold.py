@@ -346,3 +346,19 @@ def _partition(order, vals, start, nn, dirs, buffer, vbuffer, keep):
         elif d > 0:
             n_right += 1
     return n_left, n_right
+
+
+@njit(cache=True)
+def fold_segments(full_order, X, train, keep, order, vals):
+    """A fold's root segments: the training rows of each sorted order, with their values
+    (only for the features with ``keep``; the others are never read)."""
+    for f in range(full_order.shape[0]):
+        if not keep[f]:
+            continue
+        k = 0
+        for i in range(full_order.shape[1]):
+            r = full_order[f, i]
+            if train[r]:
+                order[f, k] = r
+                vals[f, k] = X[r, f]
+                k += 1

@@ -29,11 +29,14 @@ from quercus.rpart_records import FRAME_COLUMNS, RpartFit
 __all__ = ["RpartControl", "fit_rpart", "prune_rpart"]
 
 
-def sorted_orders(X, rows):
-    """(p, len(rows)) int64: ``rows`` sorted by each feature, stable, NaN last."""
+def sorted_orders(X, rows, is_cat):
+    """(p, len(rows)) int64: ``rows`` sorted by each numeric feature, stable, NaN last.
+
+    Categorical features keep ``rows`` as they are (their segments only list a node's rows;
+    their values are tallied from a row-major copy)."""
     order = np.empty((X.shape[1], len(rows)), dtype=np.int64)
     for j in range(X.shape[1]):
-        order[j] = rows[np.argsort(X[rows, j], kind="stable")]
+        order[j] = rows if is_cat[j] else rows[np.argsort(X[rows, j], kind="stable")]
     return order
 
 
@@ -64,7 +67,9 @@ def fit_rpart(X, y, weights=None, *, categorical, n_levels, control=None, priors
     levels = np.where(is_cat, np.asarray(n_levels, dtype=np.int64), 0)
     K = int(y.max()) + 1 if n_classes is None else int(n_classes)
     dropped = np.flatnonzero(np.isnan(X).all(axis=1)) if p else np.zeros(0, dtype=np.int64)
-    used = np.setdiff1d(np.arange(n), dropped)
+    keep = np.ones(n, dtype=np.bool_)
+    keep[dropped] = False
+    used = np.flatnonzero(keep)
     if len(dropped):
         Xu, yu, wu = np.asfortranarray(X[used]), y[used], w[used]
         folds_u = None if folds is None else np.asarray(folds)[used]
@@ -72,7 +77,7 @@ def fit_rpart(X, y, weights=None, *, categorical, n_levels, control=None, priors
         Xu, yu, wu = X, y, w
         folds_u = None if folds is None else np.asarray(folds)
     costs = make_costs(yu, wu, K, priors, loss)
-    order = sorted_orders(Xu, np.arange(len(yu)))
+    order = sorted_orders(Xu, np.arange(len(yu)), is_cat)
     state = [0.0]
     root_counts = costs.class_totals
     R0 = float(((root_counts * costs.q) @ costs.loss).min())

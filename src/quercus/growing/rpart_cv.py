@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from quercus._kernels.rpart_fold import grow_fold
+from quercus._kernels.rpart_fold import fold_segments, grow_fold
 from quercus._kernels.rpart_split import cv_walk
 from quercus.growing.rpart_grow import CRITERIA, CategoricalScratch
 
@@ -54,16 +54,15 @@ def cross_validate(X, y, w, costs, control, is_cat, n_levels, full_order, folds,
     level_seen = np.zeros((X.shape[1], lmax), dtype=np.bool_)
     for j in np.flatnonzero(is_cat):
         codes = X[:, j][~np.isnan(X[:, j])].astype(np.int64)
-        level_seen[j, np.unique(codes)] = True
+        seen = np.flatnonzero(np.bincount(codes, minlength=lmax))
+        level_seen[j, seen[seen < lmax]] = True
     for g in np.unique(folds):
         held = folds == g
         train = ~held
-        order = np.ascontiguousarray(
-            np.stack([full_order[j][train[full_order[j]]] for j in range(full_order.shape[0])]))
+        n_train = int(train.sum())
+        order = np.empty((full_order.shape[0], n_train), dtype=np.int64)
         vals = np.empty(order.shape)
-        for j in range(order.shape[0]):
-            vals[j] = X[order[j], j]
-        n_train = order.shape[1]
+        fold_segments(full_order, X, train, cat.keep, order, vals)
         cap = 2 * n_train + 1
         n_spec = (n_train + 1) * (1 + control.max_surrogates)
         tree = (np.full(cap, -1, dtype=np.int64), np.full(cap, -1, dtype=np.int64),
