@@ -127,3 +127,14 @@ def test_prune_keeps_the_subtree_of_a_cp_row():
         risk = sum(pruned.frame["dev"][i] for i in leaves) / fit.root_risk
         assert risk == pytest.approx(table["rel_error"][k], rel=1e-12)
         assert set(pruned.where) <= {pruned.frame["node"][i] for i in leaves}
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"priors": [0.5, 0.6]}, "priors"),
+    ({"loss": [[1.0, 1.0], [1.0, 0.0]]}, "loss"),
+    ({"folds": np.zeros(4, dtype=int)}, "folds"),
+])
+def test_bad_settings_are_named(kwargs, message):
+    X = np.arange(4.0).reshape(-1, 1)
+    with pytest.raises(ValueError, match=message):
+        _fit(X, np.array([0, 1, 0, 1]), **kwargs)

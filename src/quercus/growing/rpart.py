@@ -66,6 +66,7 @@ def fit_rpart(X, y, weights=None, *, categorical, n_levels, control=None, priors
     is_cat = np.asarray(categorical, dtype=np.bool_)
     levels = np.where(is_cat, np.asarray(n_levels, dtype=np.int64), 0)
     K = int(y.max()) + 1 if n_classes is None else int(n_classes)
+    _check_inputs(X, y, w, is_cat, n_levels, K, priors, loss, folds)
     dropped = np.flatnonzero(np.isnan(X).all(axis=1)) if p else np.zeros(0, dtype=np.int64)
     keep = np.ones(n, dtype=np.bool_)
     keep[dropped] = False
@@ -106,6 +107,30 @@ def fit_rpart(X, y, weights=None, *, categorical, n_levels, control=None, priors
                     loss=costs.loss, control=control, dropped=dropped.astype(np.int64))
 
 
+def _check_inputs(X, y, w, is_cat, n_levels, K, priors, loss, folds):
+    n, p = X.shape
+    if len(y) != n or len(w) != n:
+        raise ValueError(f"X has {n} rows but y has {len(y)} and weights {len(w)}")
+    if len(is_cat) != p or len(n_levels) != p:
+        raise ValueError(f"categorical and n_levels need one entry per column ({p})")
+    if n == 0 or y.min() < 0 or y.max() >= K:
+        raise ValueError(f"class codes must lie in 0..{K - 1}")
+    if (w < 0).any() or not np.isfinite(w).all():
+        raise ValueError("case weights must be finite and non-negative")
+    if priors is not None:
+        pr = np.asarray(priors, dtype=np.float64)
+        if pr.shape != (K,) or (pr <= 0).any() or abs(pr.sum() - 1.0) > 1e-8:
+            raise ValueError(f"priors must be {K} positive probabilities summing to 1")
+    if loss is not None:
+        L = np.asarray(loss, dtype=np.float64)
+        if L.shape != (K, K) or (L < 0).any() or (np.diag(L) != 0).any():
+            raise ValueError(f"loss must be a {K}x{K} non-negative matrix with zero diagonal")
+    if folds is not None:
+        f = np.asarray(folds)
+        if f.shape != (n,) or f.min() < 1:
+            raise ValueError(f"folds must give a fold id 1..G for each of the {n} rows")
+
+
 def prune_rpart(fit: RpartFit, cp: float) -> RpartFit:
     """rpart's ``prune(fit, cp)``: keep the internal nodes whose complexity exceeds cp.
 
@@ -138,13 +163,12 @@ def prune_rpart(fit: RpartFit, cp: float) -> RpartFit:
             new["nsurrogate"][-1] = 0
     splits = [s for s in fit.splits if s.node in keep_split]
     where = fit.where.copy()
-    for i, number in enumerate(where):
+    for number in np.unique(where[where > 0]):
         node = int(number)
-        if node < 0:
-            continue
         while node not in kept:
             node //= 2
-        where[i] = node
+        if node != number:
+            where[fit.where == number] = node
     table = fit.cp_table
     table = table[table["CP"] >= cp].reset_index(drop=True).copy()
     if len(table):
