@@ -1,0 +1,450 @@
+"""Growing one rpart tree: split search, surrogates, routing, node complexity.
+
+The steps of docs/rpart.md (spec sections 2-4, 6, 7): altered priors for the split search,
+risk (priors and loss) for classes and complexities, rpart's bounds and child re-evaluation
+for node complexity, surrogates with usesurrogate 0/1/2. ``growing/rpart.py`` drives it for
+the full data, ``growing/rpart_cv.py`` for the cross-validation folds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from quercus._kernels.rpart_split import (
+    node_best_splits,
+    node_surrogates,
+    partition_segments,
+    route_rows,
+)
+from quercus.rpart_records import FRAME_COLUMNS, SplitRecord
+
+TIE_TOLERANCE = 1e-12
+CRITERIA = {"gini": 0, "entropy": 1, "information": 1}
+
+
+@dataclass
+class RpartControl:
+    """rpart.control's settings (classification), with rpart's defaults."""
+
+    min_split: int = 20
+    min_bucket: int = 7
+    cp: float = 0.01
+    max_competitors: int = 4
+    max_surrogates: int = 5
+    use_surrogates: int = 2
+    surrogate_style: int = 0
+    max_depth: int = 30
+    criterion: str = "gini"
+
+
+@dataclass
+class _Costs:
+    """The data-wide weights: risk weights q, split weights a, loss L, priors, totals."""
+
+    q: np.ndarray
+    a: np.ndarray
+    loss: np.ndarray
+    priors: np.ndarray
+    class_totals: np.ndarray
+    total_weight: float
+
+
+def make_costs(y, w, n_classes, priors=None, loss=None) -> _Costs:
+    """Risk weights q = pi/f and split weights a = altered prior / f from the full data."""
+    totals = np.bincount(y, weights=w, minlength=n_classes).astype(np.float64)
+    total = float(totals.sum())
+    f = totals / total
+    pi = f.copy() if priors is None else np.asarray(priors, dtype=np.float64)
+    L = (1.0 - np.eye(n_classes)) if loss is None else np.asarray(loss, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = np.where(totals > 0, pi / np.where(f > 0, f, 1.0), 0.0)
+        altered = pi * L.sum(axis=1)
+        altered = altered / altered.sum()
+        a = np.where(totals > 0, altered / np.where(f > 0, f, 1.0), 0.0)
+    return _Costs(q=q, a=a, loss=L, priors=pi, class_totals=totals, total_weight=total)
+
+
+class CategoricalScratch:
+    """The categorical columns row-major (one pass per node tallies them all) and the
+    kernels' scratch buffers; ``keep`` marks the features whose sorted segments are read
+    (numeric ones, and feature 0, whose segment lists the node's rows)."""
+
+    def __init__(self, X, is_cat, lmax, K):
+        self.cols = np.flatnonzero(is_cat).astype(np.int64)
+        self.XC = np.ascontiguousarray(X[:, self.cols], dtype=np.float64)
+        self.pos = np.full(len(is_cat), -1, dtype=np.int64)
+        self.pos[self.cols] = np.arange(len(self.cols))
+        m = len(self.cols)
+        self.C = np.zeros((m, lmax, K))
+        self.T = np.zeros((m, lmax))
+        self.ROWS = np.zeros((m, lmax), dtype=np.int64)
+        self.COUNT = np.zeros(m, dtype=np.int64)
+        self.WL = np.zeros((m, lmax))
+        self.WR = np.zeros((m, lmax))
+        self.NL = np.zeros((m, lmax), dtype=np.int64)
+        self.NR = np.zeros((m, lmax), dtype=np.int64)
+        self.keep = ~np.asarray(is_cat, dtype=np.bool_)
+        if len(self.keep):
+            self.keep[0] = True
+
+
+class _Node:
+    """One node during growth (rpart's numbering; children None at a leaf)."""
+
+    __slots__ = (
+        "c",
+        "competitors",
+        "counts",
+        "cv_majority",
+        "dev",
+        "improve",
+        "left",
+        "majority",
+        "n",
+        "number",
+        "primary",
+        "right",
+        "surrogates",
+        "wt",
+        "yval",
+    )
+
+    def __init__(self, number, n, counts, dev, yval):
+        self.number = number
+        self.n = n
+        self.counts = counts
+        self.wt = float(counts.sum())
+        self.dev = dev
+        self.yval = yval
+        self.c = 0.0
+        self.left = None
+        self.right = None
+        self.primary = None
+        self.competitors = []
+        self.surrogates = []
+        self.majority = 0
+        self.cv_majority = 1
+        self.improve = 0.0
+
+
+class Grower:
+    """Grows one rpart tree on the rows of ``order`` (a fold's training rows or all rows)."""
+
+    def __init__(self, X, y, w, costs, control, is_cat, n_levels, order, alpha, state,
+                 where=None):
+        self.X, self.y, self.w = X, y, w
+        self.costs = costs
+        self.ctl = control
+        self.is_cat = is_cat
+        self.n_levels = n_levels
+        self.order = order
+        self.alpha = alpha
+        self.state = state  # [running maximum improve], shared by the fit and its folds
+        self.K = len(costs.q)
+        self.crit = CRITERIA[control.criterion]
+        self.p = X.shape[1]
+        self.lmax = max(1, int(n_levels.max()) if len(n_levels) else 1)
+        self.dirs = np.zeros(X.shape[0], dtype=np.int8)
+        self.buffer = np.empty_like(order)
+        self.vals = np.empty(order.shape)
+        for j in range(order.shape[0]):
+            self.vals[j] = X[order[j], j]
+        self.vbuffer = np.empty_like(self.vals)
+        self.cat = CategoricalScratch(X, is_cat, self.lmax, self.K)
+        self.where = np.full(X.shape[0], -1, dtype=np.int64) if where is None else where
+        self.max_number = 2 ** control.max_depth - 1
+
+    # -- node summaries ---------------------------------------------------------------
+    def _summary(self, number, start, nn):
+        rows = self.order[0, start:start + nn]
+        counts = np.bincount(self.y[rows], weights=self.w[rows], minlength=self.K)
+        risks = (counts * self.costs.q) @ self.costs.loss
+        yval = int(np.argmin(risks))
+        return _Node(number, nn, counts.astype(np.float64), float(risks[yval]), yval)
+
+    # -- growth (spec section 4) ------------------------------------------------------
+    def grow(self):
+        return self._grow(1, 0, self.order.shape[1], None)[0]
+
+    def _leaf(self, node, start, nn, c):
+        node.c = c
+        self.where[self.order[0, start:start + nn]] = node.number
+        return node, 0, node.dev
+
+    def _grow(self, number, start, nn, bound):
+        node = self._summary(number, start, nn)
+        R = node.dev
+        alpha = self.alpha
+        u = R if bound is None else min(R, bound)
+        if bound is None:
+            bound = R
+        ctl = self.ctl
+        if nn < ctl.min_split or u <= alpha or number > self.max_number:
+            return self._leaf(node, start, nn, alpha)
+        if not self._split(node, start, nn):
+            return self._leaf(node, start, nn, alpha)
+        n_left, n_right = self._route(node, start, nn)
+        stay = self.order[0, start + n_left + n_right:start + nn]
+        self.where[stay] = number
+        left, s_l, r_l = self._grow(2 * number, start, n_left, u - alpha)
+        t = max((R - r_l) / (s_l + 1), R - left.dev)
+        t = min(t, bound)
+        right, s_r, r_r = self._grow(2 * number + 1, start + n_left, n_right, t - alpha)
+        node.left, node.right = left, right
+        c_l, c_r = left.c, right.c
+        t = (R - (r_l + r_r)) / (s_l + s_r + 1)
+        if c_r > c_l:
+            if t > c_l:
+                r_l, s_l = left.dev, 0
+                t = (R - (r_l + r_r)) / (s_l + s_r + 1)
+            if t > c_r:
+                r_r, s_r = right.dev, 0
+        else:
+            if t > c_r:
+                r_r, s_r = right.dev, 0
+                t = (R - (r_l + r_r)) / (s_l + s_r + 1)
+            if t > c_l:
+                r_l, s_l = left.dev, 0
+        c = (R - (r_l + r_r)) / (s_l + s_r + 1)
+        if c <= alpha:
+            node.left = node.right = None
+            node.primary = None
+            node.competitors = []
+            node.surrogates = []
+            return self._leaf(node, start, nn, c)
+        node.c = c
+        return node, s_l + s_r + 1, r_l + r_r
+
+    # -- the split search (section 3) ---------------------------------------------------
+    def _split(self, node, start, nn):
+        p = self.p
+        out = np.zeros((p, 4))
+        sides = np.zeros((p, self.lmax), dtype=np.int8)
+        cat = self.cat
+        node_best_splits(self.vals, cat.XC, cat.cols, cat.pos, self.y, self.w, self.costs.a,
+                         self.order, start, nn, self.is_cat, self.n_levels,
+                         self.ctl.min_bucket, self.crit, self.K, out, sides, cat.C, cat.T,
+                         cat.ROWS, cat.COUNT)
+        improves = out[:, 0].tolist()
+        state = self.state
+        cands = []
+        for j in range(p):
+            imp = improves[j]
+            if imp < 0:
+                continue
+            state[0] = max(state[0], imp)
+            if imp > 1e-10 * state[0]:
+                cands.append(j)
+        if not cands:
+            return False
+        cands = rank_tolerant(cands, improves)[:self.ctl.max_competitors + 1]
+        recs = [self._record(node.number, "primary" if i == 0 else "competitor", j,
+                             out[j].tolist(), sides[j]) for i, j in enumerate(cands)]
+        node.primary, node.competitors = recs[0], recs[1:]
+        node.improve = recs[0].improve
+        return True
+
+    def _record(self, number, role, j, o, sides):
+        rec = SplitRecord(node=number, role=role, feature=j, count=int(o[3]), improve=o[0])
+        if self.is_cat[j]:
+            rec.sides = sides[:self.n_levels[j]].copy()
+        else:
+            rec.cut = float(o[1])
+            rec.left = "<" if o[2] > 0.5 else ">="
+        return rec
+
+    # -- surrogates and routing (section 6) --------------------------------------------
+    def _specs(self, recs):
+        m = len(recs)
+        feat = np.zeros(m, dtype=np.int64)
+        cat = np.zeros(m, dtype=np.bool_)
+        cut = np.zeros(m)
+        lt = np.zeros(m, dtype=np.bool_)
+        sides = np.zeros((m, self.lmax), dtype=np.int8)
+        for i, r in enumerate(recs):
+            feat[i] = r.feature
+            if r.sides is not None:
+                cat[i] = True
+                sides[i, :len(r.sides)] = r.sides
+            else:
+                cut[i] = r.cut
+                lt[i] = r.left == "<"
+        return feat, cat, cut, lt, sides
+
+    def _route(self, node, start, nn):
+        ctl = self.ctl
+        rows = self.order[0, start:start + nn]
+        spec = self._specs([node.primary])
+        used = np.zeros(1, dtype=np.int64)
+        route_rows(self.X, self.order, start, nn, *spec, 1, 0, self.dirs, used)
+        d = self.dirs[rows]
+        wr = self.w[rows]
+        w_l = float(wr[d < 0].sum())
+        w_r = float(wr[d > 0].sum())
+        node.majority = -1 if w_l > w_r else (1 if w_r > w_l else 0)
+        node.cv_majority = -1 if w_l > w_r else 1
+        if ctl.max_surrogates > 0:
+            node.surrogates = self._surrogates(node, start, nn, w_l, w_r)
+        if ctl.use_surrogates >= 1:
+            recs = [node.primary] + node.surrogates
+            majority = node.majority if (ctl.use_surrogates == 2
+                                         and ctl.max_surrogates > 0) else 0
+            spec = self._specs(recs)
+            used = np.zeros(len(recs), dtype=np.int64)
+            route_rows(self.X, self.order, start, nn, *spec, len(recs), majority, self.dirs,
+                       used)
+            for s, rec in enumerate(recs[1:], start=1):
+                rec.count = int(used[s])
+        return partition_segments(self.order, self.vals, start, nn, self.dirs, self.buffer,
+                                  self.vbuffer, self.cat.keep)
+
+    def _surrogates(self, node, start, nn, w_l, w_r):
+        p = self.p
+        out = np.zeros((p, 5))
+        sides = np.zeros((p, self.lmax), dtype=np.int8)
+        cat = self.cat
+        node_surrogates(self.vals, cat.XC, cat.cols, cat.pos, self.w, self.dirs, self.order,
+                        start, nn, self.is_cat, self.n_levels, node.primary.feature, out,
+                        sides, cat.WL, cat.WR, cat.NL, cat.NR)
+        rows = out.tolist()
+        style0 = self.ctl.surrogate_style == 0
+        found = []
+        for j in range(p):
+            agree, _, _, wl_v, wr_v = rows[j]
+            if agree < 0:
+                continue
+            if style0:
+                D, M = w_l + w_r, max(w_l, w_r)
+            else:
+                D, M = wl_v + wr_v, max(wl_v, wr_v)
+            if D <= 0 or M >= D:
+                continue
+            agreement = agree / D
+            adj = (agreement - M / D) / (1.0 - M / D)
+            if adj > 1e-10:
+                found.append((-agreement, j, adj))
+        found.sort()
+        recs = []
+        for neg_agreement, j, adj in found[:self.ctl.max_surrogates]:
+            rec = self._record(node.number, "surrogate", j, rows[j], sides[j])
+            rec.improve = -neg_agreement
+            rec.adj = adj
+            rec.count = 0
+            recs.append(rec)
+        return recs
+
+
+def rank_tolerant(items, values, rel=TIE_TOLERANCE):
+    """``items`` by value, descending; values within ``rel`` (relative) of each other tie,
+    and a tie keeps the earlier item (rpart's rule for mathematically equal improvements)."""
+    ranked = []
+    for j in items:
+        floor = values[j] * (1.0 - rel)
+        pos = len(ranked)
+        while pos > 0 and values[ranked[pos - 1]] < floor:
+            pos -= 1
+        ranked.insert(pos, j)
+    return ranked
+
+
+def preorder(root):
+    """The nodes of a grown tree in pre-order."""
+    out, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        if node.left is not None:
+            stack.append(node.right)
+            stack.append(node.left)
+    return out
+
+
+def cap_complexities(root, floor):
+    """Top-down c(A) <- min(c(A), max(c(parent), floor)) (floor -inf: plain min)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.left is not None:
+            cap = max(node.c, floor)
+            for child in (node.left, node.right):
+                child.c = min(child.c, cap)
+                stack.append(child)
+
+
+def cp_values(root, alpha):
+    """The cp list (unscaled, descending): c(root), then each value max(c, alpha) below
+    its parent's."""
+    values = {root.c}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.left is not None:
+            pv = max(node.c, alpha)
+            for child in (node.left, node.right):
+                cv = max(child.c, alpha)
+                if cv < pv:
+                    values.add(cv)
+                stack.append(child)
+    return sorted(values, reverse=True)
+
+
+def subtree_sizes(root, cps):
+    """nsplit and summed leaf risk of each subtree T_k (internal nodes with c > c_k)."""
+    nsplit, risk = [], []
+    for ck in cps:
+        s, r, stack = 0, 0.0, [root]
+        while stack:
+            node = stack.pop()
+            if node.left is not None and node.c > ck:
+                s += 1
+                stack.append(node.left)
+                stack.append(node.right)
+            else:
+                r += node.dev
+        nsplit.append(s)
+        risk.append(r)
+    return nsplit, risk
+
+
+def build_records(root, costs, n_features, R0):
+    """frame, splits and importance of a grown tree."""
+    frame = {name: [] for name in FRAME_COLUMNS}
+    splits = []
+    totals = costs.class_totals
+    for node in preorder(root):
+        internal = node.left is not None
+        frame["node"].append(node.number)
+        frame["feature"].append(node.primary.feature if internal else -1)
+        frame["n"].append(node.n)
+        frame["wt"].append(node.wt)
+        frame["dev"].append(node.dev)
+        frame["yval"].append(node.yval)
+        frame["complexity"].append(node.c / R0)
+        frame["ncompete"].append(len(node.competitors) if internal else 0)
+        frame["nsurrogate"].append(len(node.surrogates) if internal else 0)
+        frame["class_counts"].append([float(v) for v in node.counts])
+        raw = node.counts * costs.priors / np.maximum(1.0, totals)
+        s = raw.sum()
+        frame["class_probs"].append([float(v) for v in (raw / s if s > 0 else raw)])
+        frame["node_prob"].append(float((node.counts * costs.q).sum() / costs.total_weight))
+        if internal:
+            splits.append(node.primary)
+            splits.extend(node.competitors)
+            splits.extend(node.surrogates)
+    return frame, splits, importance_of(splits, n_features)
+
+
+def importance_of(splits, n_features):
+    """rpart's variable importance: primary improve + adj x primary improve (surrogates)."""
+    importance = np.zeros(n_features)
+    primary_improve = {}
+    for s in splits:
+        if s.role == "primary":
+            importance[s.feature] += s.improve
+            primary_improve[s.node] = s.improve
+    for s in splits:
+        if s.role == "surrogate":
+            importance[s.feature] += s.adj * primary_improve[s.node]
+    return importance

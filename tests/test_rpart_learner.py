@@ -1,0 +1,140 @@
+"""The rpart learner on small hand-checkable cases (rules of docs/rpart.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from rpart_fixtures import load_data
+
+from quercus.growing.rpart import RpartControl, fit_rpart, prune_rpart
+from quercus.rpart_records import LEFT, RIGHT
+
+
+def _fit(X, y, w=None, categorical=None, n_levels=None, **kwargs):
+    p = X.shape[1]
+    categorical = np.zeros(p, dtype=bool) if categorical is None else np.asarray(categorical)
+    n_levels = np.zeros(p, dtype=np.int64) if n_levels is None else np.asarray(n_levels)
+    return fit_rpart(X, y, w, categorical=categorical, n_levels=n_levels, **kwargs)
+
+
+def _gini_improve_by_hand(x, y, min_bucket):
+    """Best n*Gini(S) - n_L*Gini(L) - n_R*Gini(R) over cuts of x, by brute force."""
+    def ng(labels):
+        if len(labels) == 0:
+            return 0.0
+        p = np.bincount(labels, minlength=2) / len(labels)
+        return len(labels) * (1.0 - (p ** 2).sum())
+    best = 0.0
+    for cut in np.unique(x)[1:]:
+        left, right = y[x < cut], y[x >= cut]
+        if len(left) >= min_bucket and len(right) >= min_bucket:
+            best = max(best, ng(y) - ng(left) - ng(right))
+    return best
+
+
+def test_kyphosis_root_improve_is_the_gini_decrease_in_row_units():
+    data = load_data("kyphosis")
+    fit = _fit(data.X, data.y)
+    primary = fit.node_splits(1)[0]
+    start = data.features.index("Start")
+    assert primary.feature == start
+    assert primary.improve == pytest.approx(6.762330, abs=5e-7)  # rpart's summary prints this
+    by_hand = _gini_improve_by_hand(data.X[:, start], data.y, 7)
+    assert primary.improve == pytest.approx(by_hand, rel=1e-12)
+    # "Start >= 8.5" sends the rows richer in the first class (absent) left
+    assert (primary.cut, primary.left) == (8.5, ">=")
+
+
+def _copies():
+    x = np.arange(40, dtype=np.float64)
+    y = (x >= 20).astype(np.int64)
+    copy_cat = y.astype(np.float64)            # a perfect categorical copy of the split
+    noisy_cat = copy_cat.copy()
+    noisy_cat[[0, 1]] = 1.0                    # two rows disagree
+    X = np.column_stack([x, copy_cat, 2.0 * x, noisy_cat])
+    return X, y
+
+
+def test_perfect_categorical_copy_is_not_a_surrogate_but_a_numeric_copy_is():
+    X, y = _copies()
+    fit = _fit(X, y, categorical=[False, True, False, True], n_levels=[0, 2, 0, 2])
+    root = fit.node_splits(1)
+    assert root[0].role == "primary" and root[0].feature == 0   # tie: earlier variable
+    surrogates = {s.feature: s for s in root if s.role == "surrogate"}
+    assert 1 not in surrogates                                   # 0 rows disagree: rejected
+    assert surrogates[2].improve == 1.0 and surrogates[2].adj == pytest.approx(1.0)
+    noisy = surrogates[3]                                        # 2 disagree, 38 agree
+    assert noisy.improve == pytest.approx(38 / 40)
+    assert noisy.adj == pytest.approx((38 / 40 - 0.5) / 0.5)
+    np.testing.assert_array_equal(noisy.sides, [LEFT, RIGHT])
+    assert [s.feature for s in root if s.role == "surrogate"] == [2, 3]  # by agreement
+
+
+def test_one_row_per_class_is_a_single_leaf_of_the_first_class():
+    X = np.array([[1.0], [2.0], [3.0]])
+    y = np.array([0, 1, 2])
+    fit = _fit(X, y, folds=np.array([1, 2, 3]))
+    assert fit.frame["node"] == [1]
+    assert fit.frame["yval"] == [0]           # equal risks: lowest class index
+    assert fit.frame["dev"] == [2.0]
+    np.testing.assert_array_equal(fit.where, [1, 1, 1])
+    table = fit.cp_table
+    assert len(table) == 1 and table["nsplit"][0] == 0
+    assert table["CP"][0] == pytest.approx(0.01)
+    assert table["xerror"][0] == 0.0 and table["xstd"][0] == 0.0  # no CV is run
+
+
+def test_zero_weight_rows_take_no_part_in_the_search_but_flow_down():
+    data = load_data("kyphosis")
+    control = RpartControl(min_split=1)   # min_split counts rows, weighted or not
+    base = _fit(data.X, data.y, control=control)
+    extra = np.arange(10)
+    X = np.vstack([data.X, data.X[extra]])
+    y = np.concatenate([data.y, 1 - data.y[extra]])     # flipped classes, weight 0
+    w = np.concatenate([np.ones(len(data.y)), np.zeros(len(extra))])
+    fit = _fit(X, y, w, control=control)
+    assert fit.frame["node"] == base.frame["node"]
+    np.testing.assert_allclose(fit.frame["wt"], base.frame["wt"])
+    np.testing.assert_allclose(fit.frame["dev"], base.frame["dev"])
+    assert fit.frame["n"][0] == len(y)
+    for ours, ref in zip(fit.splits, base.splits):
+        assert (ours.feature, ours.cut, ours.left) == (ref.feature, ref.cut, ref.left)
+        assert ours.improve == pytest.approx(ref.improve, rel=1e-12)
+    np.testing.assert_array_equal(fit.where[len(data.y):], base.where[extra])
+
+
+def test_rows_with_every_feature_missing_are_dropped():
+    data = load_data("kyphosis")
+    X = np.vstack([data.X, np.full((1, data.X.shape[1]), np.nan)])
+    y = np.concatenate([data.y, [1]])
+    fit = _fit(X, y)
+    base = _fit(data.X, data.y)
+    np.testing.assert_array_equal(fit.dropped, [len(data.y)])
+    assert fit.where[-1] == -1
+    np.testing.assert_array_equal(fit.where[:-1], base.where)
+
+
+def test_prune_keeps_the_subtree_of_a_cp_row():
+    data = load_data("kyphosis")
+    fit = _fit(data.X, data.y, control=RpartControl(cp=0.0), folds=data.folds)
+    table = fit.cp_table
+    for k in range(len(table)):
+        pruned = prune_rpart(fit, float(table["CP"][k]))
+        n_internal = sum(f >= 0 for f in pruned.frame["feature"])
+        assert n_internal == table["nsplit"][k]
+        assert len(pruned.cp_table) == k + 1
+        leaves = [i for i, f in enumerate(pruned.frame["feature"]) if f < 0]
+        risk = sum(pruned.frame["dev"][i] for i in leaves) / fit.root_risk
+        assert risk == pytest.approx(table["rel_error"][k], rel=1e-12)
+        assert set(pruned.where) <= {pruned.frame["node"][i] for i in leaves}
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"priors": [0.5, 0.6]}, "priors"),
+    ({"loss": [[1.0, 1.0], [1.0, 0.0]]}, "loss"),
+    ({"folds": np.zeros(4, dtype=int)}, "folds"),
+])
+def test_bad_settings_are_named(kwargs, message):
+    X = np.arange(4.0).reshape(-1, 1)
+    with pytest.raises(ValueError, match=message):
+        _fit(X, np.array([0, 1, 0, 1]), **kwargs)
