@@ -120,7 +120,8 @@ def rpart_fit(dataset: str, fit: str) -> RpartFit:
                     priors=np.asarray(d["parms"]["prior"], dtype=np.float64),
                     loss=np.asarray(d["parms"]["loss_rows_true_cols_predicted"],
                                     dtype=np.float64),
-                    control=d["control"])
+                    control=d["control"],
+                    dropped=np.asarray(d["dropped_by_na_rpart"], dtype=np.int64) - 1)
 
 
 def model_from_fixture(dataset: str, fit: str, use_surrogates: int | None = None):

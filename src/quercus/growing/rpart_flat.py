@@ -184,7 +184,8 @@ def attach_rpart_fit(model, fit: RpartFit, schema, *, has_feature_names: bool = 
     ``n_classes_``, ``n_features_in_``, ``feature_names_in_``), ``cp_table_`` (the
     DataFrame), ``variable_importance_`` (rpart's unscaled importance, a Series in R's
     order; ``feature_importances_`` then gives it normalised to sum 1 over all features)
-    and ``rpart_fit_`` (the records). ``use_surrogates`` defaults to the model's
+    ``rpart_fit_`` (the records) and ``rpart_n_dropped_`` (rows na.rpart left out, as
+    printed after "n="). ``use_surrogates`` defaults to the model's
     ``use_surrogates`` parameter, else 2. Returns the model.
     """
     if use_surrogates is None:
@@ -195,4 +196,5 @@ def attach_rpart_fit(model, fit: RpartFit, schema, *, has_feature_names: bool = 
     model.cp_table_ = fit.cp_table
     model.variable_importance_ = variable_importance(fit, schema.feature_names)
     model.rpart_fit_ = fit
+    model.rpart_n_dropped_ = len(fit.dropped)
     return model
