@@ -230,6 +230,8 @@ class Tree:
         if dtype is not None:
             X = np.ascontiguousarray(X, dtype=dtype)
         tested = int(self.feature[self.kind != LEAF].max(initial=-1))
+        if self.rpart is not None:  # surrogates read columns too
+            tested = max(tested, int(self.rpart.surrogate_feature.max(initial=-1)))
         if X.ndim != 2 or X.shape[1] <= tested:
             raise DataError(f"X has {X.shape[-1] if X.ndim else 0} columns; the tree tests "
                             f"feature {tested}")
