@@ -50,3 +50,42 @@ def test_absent_levels_and_ties_route_as_rpart():
         expected = model.predict(rows)
         for i, row in enumerate(frame_rows(rows)):
             assert score(document, row)[0] == str(expected[i]), (use, i)
+
+
+@pytest.mark.parametrize(("dataset", "fit"), [("vote", "default"), ("breast-cancer", "sur1"),
+                                              ("soybean", "default")])
+def test_independent_evaluators_score_like_rpart(dataset, fit, tmp_path):
+    """pypmml (PMML4S) and jpmml-evaluator, where installed, on every row."""
+    from test_pmml import JAVA
+
+    if JAVA is None:
+        pytest.skip("no Java runtime (`java` is not on PATH)")
+    model = model_from_fixture(dataset, fit)
+    X, _ = frame_and_target(dataset)
+    rows = X.astype(object).where(X.notna(), None)
+    document = to_pmml(model)
+    expected = model.predict_proba(X)
+    columns = [f"probability({c})" for c in model.classes_]
+    ran = 0
+    try:
+        from pypmml import Model
+    except ImportError:
+        Model = None
+    if Model is not None:
+        result = Model.fromString(document).predict(rows)
+        np.testing.assert_allclose(result[columns].to_numpy(dtype=float), expected, atol=1e-9)
+        ran += 1
+    try:
+        import jpmml_evaluator
+        import jpype  # noqa: F401
+    except ImportError:
+        jpmml_evaluator = None
+    if jpmml_evaluator is not None:
+        path = tmp_path / "model.pmml"
+        path.write_text(document, encoding="utf-8")
+        evaluator = jpmml_evaluator.make_evaluator(str(path), backend="jpype").verify()
+        result = evaluator.evaluateAll(rows)
+        np.testing.assert_allclose(result[columns].to_numpy(dtype=float), expected, atol=1e-9)
+        ran += 1
+    if not ran:
+        pytest.skip("neither pypmml nor jpmml-evaluator is installed")
