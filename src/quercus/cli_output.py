@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from pathlib import Path
 
 from .cli_reading import read_file
@@ -17,6 +18,7 @@ from .export.model_file import load_model
 from .export.rpart_text import print_cp, print_rpart
 from .export.rules import rules_to_text
 from .export.text import tree_to_text
+from .rpart_routing import SurrogatesDropped
 
 __all__ = [
     "EXPORT_FORMATS",
@@ -143,6 +145,15 @@ def _export_model(args: argparse.Namespace, model) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SurrogatesDropped)
+        status = _cmd_export(args)
+    for warning in caught:  # one line each, as the CLI's other warnings
+        print(f"quercus: warning: {warning.message}", file=sys.stderr)
+    return status
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
     if args.onnx_inputs is not None and args.format != "onnx":
         raise QuercusError(f"--onnx-inputs applies to --format onnx, not {args.format}")
     args.onnx_inputs = args.onnx_inputs or "raw"

@@ -13,13 +13,15 @@ kernels are untouched.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from ._kernels.predict import LEAF
 
-__all__ = ["RpartRouting", "cut_of", "rpart_node_numbers", "threshold_of"]
+__all__ = ["RpartRouting", "SurrogatesDropped", "cut_of", "rpart_node_numbers",
+           "threshold_of", "warn_surrogates_dropped"]
 
 _NODE_ARRAYS = {"left_branch": np.int8, "node_risk": np.float64}
 _SURROGATE_ARRAYS = {"surrogate_ptr": np.int64, "surrogate_feature": np.int32,
@@ -235,3 +237,17 @@ def rpart_node_numbers(tree) -> np.ndarray:
         for branch, child in enumerate(tree.children(node).tolist()):
             numbers[child] = 2 * numbers[node] + (0 if branch == left[node] else 1)
     return numbers
+
+
+class SurrogatesDropped(UserWarning):
+    """An export that cannot express rpart's surrogate splits (ONNX, compiled code)."""
+
+
+def warn_surrogates_dropped(model, what: str) -> None:
+    """Warn, in one line, that ``what`` routes a missing value to the heavier child instead
+    of through the surrogates (no-op for trees without them)."""
+    tree = getattr(model, "tree_", None)
+    if tree is not None and getattr(tree, "rpart", None) is not None:
+        warnings.warn(f"{what} cannot express rpart's surrogate splits: a row missing a "
+                      "split's value (or holding a level absent there) goes to the child with "
+                      "more training rows (docs/rpart.md)", SurrogatesDropped, stacklevel=3)
