@@ -130,3 +130,25 @@ def test_collapsed_tree_routes_as_rs_pruned_fit(dataset):
     assert sorted(numbers.tolist()) == sorted(pruned["frame"]["node"])
     np.testing.assert_array_equal(numbers[full.apply(X)],
                                   pruned["predictions"]["where_newdata"])
+
+
+@pytest.mark.parametrize("use", [0, 1, 2])
+def test_explanations_end_where_apply_stops(use):
+    """Explanations follow the surrogates (or stop) exactly as ``apply`` does."""
+    model = model_from_fixture("breast-cancer", "cp0")
+    tree = model.tree_
+    tree.rpart = tree.rpart.with_use_surrogates(use)
+    X, _ = frame_and_target("breast-cancer")
+    rows = X.sample(120, random_state=2, replace=True).reset_index(drop=True)
+    rng = np.random.default_rng(5)
+    for column in rows.columns:
+        rows.loc[rng.random(len(rows)) < 0.4, column] = np.nan
+    explanations = model.explain(rows)
+    nodes = model.apply(rows)
+    assert [e.leaf for e in explanations] == nodes.tolist()
+    assert [str(e.prediction) for e in explanations] == model.predict(rows).astype(str).tolist()
+    stopped = [e for e in explanations if tree.kind[e.leaf] != LEAF]
+    if use < 2:  # rows missing the primary with no surrogate to go on stop somewhere
+        assert stopped
+    for e in stopped:
+        assert "the row stops at this node" in str(e)

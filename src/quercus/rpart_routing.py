@@ -13,15 +13,23 @@ kernels are untouched.
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-from ._kernels.predict import LEAF
+from ._kernels.predict import CATEGORICAL, LEAF
 
-__all__ = ["RpartRouting", "SurrogatesDropped", "cut_of", "rpart_node_numbers",
-           "threshold_of", "warn_surrogates_dropped"]
+__all__ = [
+    "RpartRouting",
+    "SurrogatesDropped",
+    "cut_of",
+    "rpart_branch",
+    "rpart_node_numbers",
+    "threshold_of",
+    "warn_surrogates_dropped",
+]
 
 _NODE_ARRAYS = {"left_branch": np.int8, "node_risk": np.float64}
 _SURROGATE_ARRAYS = {"surrogate_ptr": np.int64, "surrogate_feature": np.int32,
@@ -251,3 +259,34 @@ def warn_surrogates_dropped(model, what: str) -> None:
         warnings.warn(f"{what} cannot express rpart's surrogate splits: a row missing a "
                       "split's value (or holding a level absent there) goes to the child with "
                       "more training rows (docs/rpart.md)", SurrogatesDropped, stacklevel=3)
+
+
+def rpart_branch(tree, x, node: int) -> int | None:
+    """The branch a row (encoded values ``x``) takes at an rpart split node, or None when it
+    stops there: the Python twin of ``_kernels.predict_surrogate.next_node``, for the
+    explanations."""
+    routing = tree.rpart
+    v = float(x[tree.feature[node]])
+    if not math.isnan(v):  # present
+        if tree.kind[node] != CATEGORICAL:
+            return 0 if v <= tree.threshold[node] else 1
+        pos = int(tree.category_ptr[node]) + int(v)
+        if 0 <= int(v) and pos < tree.category_ptr[node + 1] \
+                and not routing.category_absent[pos]:
+            return int(tree.category_branch[pos])
+    if routing.use_surrogates >= 1:
+        for s in routing.surrogates_of(node):
+            u = float(x[routing.surrogate_feature[s]])
+            if math.isnan(u):
+                continue
+            below = int(routing.surrogate_below[s])
+            if below >= 0:
+                return below if u < routing.surrogate_cut[s] else 1 - below
+            sides = routing.category_sides(s)
+            if 0 <= int(u) < sides.shape[0] and sides[int(u)] >= 0:
+                return int(sides[int(u)])
+    if routing.use_surrogates == 2:
+        n = tree.n_node_samples[tree.children(node)]
+        if n[0] != n[1]:
+            return 0 if n[0] > n[1] else 1
+    return None
