@@ -54,3 +54,15 @@ def test_report_text_rules_dot_work_on_rpart_trees():
     rules = tree_to_rules(model)
     assert len(rules) == model.tree_.n_leaves
     assert "Start >= 8.5" in tree_to_dot(model)
+
+
+def test_report_node_details_list_the_surrogates():
+    """kyphosis root: R's summary lists 'Number < 6.5 to the left' as its surrogate (left =
+    node 2, Start >= 8.5); node 5 has 'Start < 9.5 to the left, Number < 5.5 to the right'
+    (left = node 10, Age < 55)."""
+    page = report_html(model_from_fixture("kyphosis", "default"))
+    surrogates = re.findall(r'data-surrogates="([^"]*)"', page)
+    assert "Number&lt; 6.5 goes as Start&gt;=8.5" in surrogates
+    assert "Start&lt; 9.5 goes as Age&lt; 55; Number&gt;=5.5 goes as Age&lt; 55" in surrogates
+    assert "data-surrogates" not in report_html(
+        DecisionTreeClassifier(max_depth=2).fit(*frame_and_target("kyphosis")))

@@ -27,6 +27,7 @@ from .export.conditions import (
 from .export.cp_plot import cp_plot_svg, has_cv_errors
 from .export.dot import branch_labels, node_lines
 from .export.palette import UNCLASSIFIED_COLOUR, class_colour
+from .export.rpart_text import surrogate_texts
 from .export.rules import tree_to_rules
 from .learners import DEFAULT_CRITERION
 from .tree import LEAF
@@ -99,6 +100,8 @@ class _TreeWriter:
             "data-class": predicted + (" (empty leaf: parent's class)" if summary.empty else ""),
             "data-impurity": format_number(tree.impurity[node]),
         }
+        if tree.rpart is not None and not leaf:  # rpart: its surrogate splits, in order
+            attrs["data-surrogates"] = "; ".join(surrogate_texts(self.model, node)) or "none"
         data = " ".join(f'{k}="{_e(v)}"' for k, v in attrs.items())
         title = "\n".join(lines)
         state = "" if leaf else (" open" if depth < OPEN_DEPTH else " collapsed")

@@ -15,7 +15,7 @@ from ..rpart_routing import cut_of, rpart_node_numbers
 from ..tree import LEAF, NUMERIC
 from .r_format import format_column, format_signif, print_strings
 
-__all__ = ["print_cp", "print_rpart", "split_labels"]
+__all__ = ["print_cp", "print_rpart", "split_labels", "surrogate_texts"]
 
 DIGITS = 7  # R's getOption("digits")
 MANY_CLASSES = 5  # from this many classes each probability is printed with 2 digits
@@ -51,6 +51,29 @@ def split_labels(model, node: int) -> list[str]:
     return [f"{spec.name}=" + ",".join(str(values[code]) for code in range(hi - lo)
                                        if branch[code] == b and not absent[code])
             for b in (0, 1)]
+
+
+def surrogate_texts(model, node: int) -> list[str]:
+    """A split node's surrogates in rpart's order, each as the test that sends a row like
+    the primary's left child: ``Number< 6.5 goes as Start>=8.5``."""
+    tree = model.tree_
+    if tree.rpart is None or tree.kind[node] == LEAF:
+        return []
+    routing, labels = tree.rpart, split_labels(model, node)
+    left = int(routing.left_branch[node])
+    out = []
+    for s in routing.surrogates_of(node):
+        spec = model.schema_.features[int(routing.surrogate_feature[s])]
+        below = int(routing.surrogate_below[s])
+        if below >= 0:
+            cut = format_signif(routing.surrogate_cut[s], DIGITS)
+            test = f"{spec.name}< {cut}" if below == left else f"{spec.name}>={cut}"
+        else:
+            sides = routing.category_sides(s)
+            test = f"{spec.name}=" + ",".join(str(v) for v, b in zip(spec.codebook.values,
+                                                                      sides) if b == left)
+        out.append(f"{test} goes as {labels[left]}")
+    return out
 
 
 def _rpart_order(tree) -> list[tuple[int, int, str | None]]:
