@@ -51,8 +51,10 @@ def test_report_text_rules_dot_work_on_rpart_trees():
     model = model_from_fixture("kyphosis", "default")
     text = tree_to_text(model)
     assert "Start < 8.5" in text and "Start >= 8.5" in text  # the cut as rpart prints it
-    rules = tree_to_rules(model)
+    rules = [str(rule) for rule in tree_to_rules(model)]
     assert len(rules) == model.tree_.n_leaves
+    assert rules[2].startswith("IF 8.5 <= Start < 14.5 AND 55 <= Age < 111 THEN Kyphosis = "
+                               "present")
     assert "Start >= 8.5" in tree_to_dot(model)
 
 
