@@ -280,7 +280,8 @@ def test_traversal_ignores_leaf_features_and_refuses_narrow_rows():
     rows = model._encode(X)
     expected = tree.apply(rows)
     tested = int(tree.feature[tree.kind != LEAF].max())
-    tree = type(tree)(**{name: getattr(tree, name).copy() for name in tree.__dataclass_fields__})
+    tree = type(tree)(**{name: None if getattr(tree, name) is None else getattr(tree, name).copy()
+                         for name in tree.__dataclass_fields__})
     tree.feature[tree.kind == LEAF] = 99
     np.testing.assert_array_equal(tree.apply(rows), expected)
     narrow = rows[:, :tested]

@@ -67,6 +67,8 @@ def _predicate(element, row, continuous) -> bool | None:
         return tag == "True"
     if tag == "CompoundPredicate":
         results = [_predicate(child, row, continuous) for child in element]
+        if element.get("booleanOperator") == "surrogate":  # the first known result
+            return next((r for r in results if r is not None), None)
         if element.get("booleanOperator") == "and":
             return False if False in results else (None if None in results else True)
         return True if True in results else (None if None in results else False)

@@ -55,7 +55,7 @@ SCRIPT = r"""
   var FIELDS = [["node", "Node"], ["branch", "Branch into it"], ["path", "Path from the root"],
                 ["test", "Test"], ["samples", "Training rows"], ["weight", "Training weight"],
                 ["distribution", "Class distribution"], ["class", "Predicted class"],
-                ["impurity", "Impurity"]];
+                ["impurity", "Impurity"], ["surrogates", "Surrogate splits"]];
 
   function setOpen(li, open) {
     if (li.classList.contains("leaf")) { return; }
@@ -72,6 +72,7 @@ SCRIPT = r"""
     row.classList.add("selected");
     var list = document.createElement("dl");
     FIELDS.forEach(function (field) {
+      if (row.dataset[field[0]] === undefined) { return; }  // e.g. surrogates: rpart only
       var dt = document.createElement("dt");
       var dd = document.createElement("dd");
       dt.textContent = field[1];

@@ -24,6 +24,7 @@ from .cli_output import (
     EXPORT_FORMATS,
     PICTURE_FORMATS,
     SHOW_FORMATS,
+    cmd_cp,
     cmd_export,
     cmd_plot,
     cmd_report,
@@ -555,11 +556,20 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--format", choices=[*SHOW_FORMATS, *PICTURE_FORMATS], default="text",
                       help="text: Quercus's tree (default); j48: as Weka's J48 prints a C4.5 "
                            "tree; id3: as Weka's Id3 prints an ID3 tree; xml: seed 001's "
-                           "XML (class-interval trees); dot: a Graphviz graph; svg, png: "
+                           "XML (class-interval trees); rpart: as R's print(fit) prints an "
+                           "rpart tree; dot: a Graphviz graph; svg, png: "
                            "that graph drawn by Graphviz's dot program (png needs --out)")
     show.add_argument("--out", metavar="FILE",
                       help="write to FILE (atomically) instead of stdout")
     show.set_defaults(func=cmd_show)
+
+    cp = commands.add_parser("cp", help="print a model's cp table (rpart)",
+                             description="Print the complexity-parameter table of an rpart "
+                                         "model as R's printcp does (our call line instead "
+                                         "of R's).")
+    cp.add_argument("model", metavar="MODEL", help="model file (JSON)")
+    cp.add_argument("--out", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    cp.set_defaults(func=cmd_cp)
 
     plot = commands.add_parser(
         "plot", help="draw the decision surface over two features",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from pathlib import Path
 
 from .cli_reading import read_file
@@ -14,11 +15,23 @@ from .export.codegen import LANGUAGES, to_source
 from .export.interval_xml import tree_to_xml
 from .export.j48 import tree_to_id3, tree_to_j48
 from .export.model_file import load_model
+from .export.rpart_text import print_cp, print_rpart
 from .export.rules import rules_to_text
 from .export.text import tree_to_text
+from .rpart_routing import SurrogatesDropped
 
-__all__ = ["EXPORT_FORMATS", "PICTURE_FORMATS", "SHOW_FORMATS", "cmd_export", "cmd_plot",
-           "cmd_report", "cmd_rules", "cmd_show", "emit"]
+__all__ = [
+    "EXPORT_FORMATS",
+    "PICTURE_FORMATS",
+    "SHOW_FORMATS",
+    "cmd_cp",
+    "cmd_export",
+    "cmd_plot",
+    "cmd_report",
+    "cmd_rules",
+    "cmd_show",
+    "emit",
+]
 
 
 # show --format: (printer, the algorithm it needs or None, what that algorithm is called)
@@ -28,6 +41,7 @@ SHOW_FORMATS = {
     "id3": (tree_to_id3, "id3", "ID3"),
     "xml": (tree_to_xml, "interval", "class-interval"),
     "dot": (lambda model: _dot().tree_to_dot(model), None, None),
+    "rpart": (print_rpart, "rpart", "rpart"),
 }
 PICTURE_FORMATS = ("svg", "png")  # drawn by Graphviz's dot; png needs --out
 
@@ -58,6 +72,16 @@ def cmd_show(args: argparse.Namespace) -> int:
                            "(use --format text)")
     text = printer(model)
     emit(text if text.endswith("\n") else text + "\n", args.out, f"Tree ({args.format})")
+    return 0
+
+
+def cmd_cp(args: argparse.Namespace) -> int:
+    """``quercus cp MODEL``: the cp table as R's printcp prints it."""
+    model = load_model(args.model)
+    if getattr(model, "cp_table_", None) is None:
+        raise QuercusError(f"{args.model} has no cp table (a {model.algorithm} model); "
+                           "rpart models have one")
+    emit(print_cp(model) + "\n", args.out, "cp table")
     return 0
 
 
@@ -121,6 +145,15 @@ def _export_model(args: argparse.Namespace, model) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SurrogatesDropped)
+        status = _cmd_export(args)
+    for warning in caught:  # one line each, as the CLI's other warnings
+        print(f"quercus: warning: {warning.message}", file=sys.stderr)
+    return status
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
     if args.onnx_inputs is not None and args.format != "onnx":
         raise QuercusError(f"--onnx-inputs applies to --format onnx, not {args.format}")
     args.onnx_inputs = args.onnx_inputs or "raw"

@@ -570,8 +570,16 @@ time_limit, max_gap
 
     @property
     def feature_importances_(self) -> np.ndarray:
-        """Normalised total weighted impurity decrease brought by each feature."""
+        """Normalised total weighted impurity decrease brought by each feature (rpart:
+        its ``variable_importance_``, surrogates included, normalised to sum 1)."""
         tree = self._check_fitted()
+        if hasattr(self, "variable_importance_"):
+            importances = np.zeros(self.n_features_in_)
+            names = list(self.schema_.feature_names)
+            for name, value in self.variable_importance_.items():
+                importances[names.index(name)] = value
+            total = importances.sum()
+            return importances / total if total > 0 else importances
         weighted = tree.weighted_n_node_samples * tree.impurity
         importances = np.zeros(self.n_features_in_)
         for node in np.flatnonzero(tree.kind != LEAF):

@@ -27,7 +27,10 @@ from .export.conditions import (
     refuse_regressor,
 )
 from .export.rule_match import condition_to_json
+from .rpart_routing import rpart_branch
 from .tree import CATEGORICAL, INTERVAL, LEAF, NUMERIC
+
+STOPPED = -2  # Step.branch of an rpart node where the row stops (nothing routes it)
 
 __all__ = ["Explanation", "Path", "Step", "WeightedBranch", "explain"]
 
@@ -100,6 +103,10 @@ class Step:
     def reason(self) -> str:
         """The step as a sentence: the value, then the branch it leads to."""
         name = self.feature
+        if self.branch == STOPPED:
+            shown = "missing" if self.value is None else f"{_show(self.value)} (unseen here)"
+            return (f"{name} is {shown} and no surrogate split applies, so the row stops at "
+                    "this node")
         if self.branch == WEIGHTED:
             return (f"{name} is missing, so the row goes down every branch, weighted by the "
                     "branch's share of the training rows:")
@@ -250,6 +257,9 @@ class _Walker:
     def branch_of(self, x: np.ndarray, node: int) -> int:
         """The branch index the row takes at a split node (WEIGHTED: all of them)."""
         tree = self.tree
+        if tree.rpart is not None:  # surrogates, then the majority; or the row stops here
+            b = rpart_branch(tree, x, node)
+            return STOPPED if b is None else b
         v = float(x[tree.feature[node]])
         if math.isnan(v):
             return int(tree.missing_branch[node])
@@ -277,6 +287,10 @@ class _Walker:
         branches = [(child, _narrow(cond, taken)) for child, cond in self.branches(node)]
         b = self.branch_of(x, node)
         name = self.schema.features[feature].name
+        if b == STOPPED:
+            return Step(node, name, self.test_text(node, branches), value,
+                        "unknown: no surrogate applies, the row stops here", STOPPED, None,
+                        True)
         if b == WEIGHTED:
             total = float(self.tree.weighted_n_node_samples[node])
             weighted = tuple(
@@ -301,6 +315,8 @@ class _Walker:
         while self.tree.kind[node] != LEAF:
             step = self.step(x, node, taken)
             steps.append(step)
+            if step.branch == STOPPED:  # rpart: the internal node predicts
+                break
             if step.branch == WEIGHTED:
                 probabilities = np.zeros(self.tree.n_classes)
                 for branch in step.weighted:

@@ -33,7 +33,7 @@ DEFAULT_CRITERION = {"cart": "gini", "id3": "entropy", "c45": "gain_ratio", "int
                      "optimal": "gini", "rpart": "gini"}
 CRITERIA = {"cart": ["gini", "entropy", "log_loss"], "id3": ["entropy", "gain_ratio"],
             "c45": ["gain_ratio"], "interval": ["gini", "entropy", "log_loss"],
-            "optimal": ["gini"], "rpart": ["gini", "entropy"]}
+            "optimal": ["gini"], "rpart": ["gini", "entropy", "information"]}
 DEFAULT_MIN_SAMPLES_LEAF = {"cart": 1, "id3": 1, "c45": 2, "interval": 1, "optimal": 1}
 LOOKAHEAD_DEFAULT_MAX_DEPTH = 10  # the seed's MAXRECURSIONS
 AUTO_HIST_CELLS = 2_000_000  # splitter="auto" bins features from this many rows x features

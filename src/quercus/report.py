@@ -24,8 +24,10 @@ from .export.conditions import (
     refuse_regressor,
     walk,
 )
+from .export.cp_plot import cp_plot_svg, has_cv_errors
 from .export.dot import branch_labels, node_lines
 from .export.palette import UNCLASSIFIED_COLOUR, class_colour
+from .export.rpart_text import surrogate_texts
 from .export.rules import tree_to_rules
 from .learners import DEFAULT_CRITERION
 from .tree import LEAF
@@ -98,6 +100,8 @@ class _TreeWriter:
             "data-class": predicted + (" (empty leaf: parent's class)" if summary.empty else ""),
             "data-impurity": format_number(tree.impurity[node]),
         }
+        if tree.rpart is not None and not leaf:  # rpart: its surrogate splits, in order
+            attrs["data-surrogates"] = "; ".join(surrogate_texts(self.model, node)) or "none"
         data = " ".join(f'{k}="{_e(v)}"' for k, v in attrs.items())
         title = "\n".join(lines)
         state = "" if leaf else (" open" if depth < OPEN_DEPTH else " collapsed")
@@ -133,7 +137,7 @@ class _TreeWriter:
 # -- the other sections --------------------------------------------------------------------
 def _summary(model, title: str) -> str:
     tree = model.tree_
-    criterion = model.criterion or DEFAULT_CRITERION[model.algorithm]
+    criterion = model.criterion or DEFAULT_CRITERION.get(model.algorithm, "gini")
     items = [("algorithm", model.algorithm), ("criterion", criterion),
              ("depth", tree.max_depth), ("leaves", tree.n_leaves), ("nodes", tree.n_nodes),
              ("features", model.n_features_in_),
@@ -156,6 +160,13 @@ def _rules(model) -> str:
             f'<ol class="rules">\n{items}\n</ol></section>')
 
 
+def _importance_note(model) -> str:
+    if hasattr(model, "variable_importance_"):
+        return ("rpart&rsquo;s variable importance (improvement as primary split plus adjusted "
+                "agreement &times; improvement as surrogate), normalised to sum to 1.")
+    return "Total weighted impurity decrease brought by each feature, normalised to sum to 1."
+
+
 def _importances(model) -> str:
     values = np.asarray(model.feature_importances_, dtype=float)
     names = model.schema_.feature_names
@@ -168,10 +179,20 @@ def _importances(model) -> str:
     note = (f'<p class="note">Not used by the tree: {_e(", ".join(map(str, unused)))}</p>'
             if unused else "")
     return ('<section id="importances"><h2>Feature importances</h2>'
-            '<p class="note">Total weighted impurity decrease brought by each feature, '
-            "normalised to sum to 1.</p>"
+            f'<p class="note">{_importance_note(model)}</p>'
             f'<table class="importances"><thead><tr><th>feature</th><th>importance</th><th>'
             f"</th></tr></thead><tbody>\n{rows}\n</tbody></table>{note}</section>")
+
+
+def _cp_section(model) -> str:
+    table = getattr(model, "cp_table_", None)
+    if not has_cv_errors(table):
+        return ""
+    return ('<section id="cp-plot"><h2>Pruning: the cp table</h2>'
+            '<p class="note">Cross-validated error relative to the root (xerror, with bars of '
+            "&plusmn; xstd) of each subtree of the cp table, as R&rsquo;s plotcp draws it; the "
+            "dotted line is the least xerror plus its xstd (the 1-SE rule picks the smallest "
+            "tree below it).</p>\n" + cp_plot_svg(table) + "</section>")
 
 
 def _evaluation(model, X, y, data_name: str) -> str:
@@ -236,6 +257,7 @@ def report_html(model, X=None, y=None, *, title: str = "Quercus decision tree",
     refuse_regressor(model, "the HTML report")
     model._check_fitted()
     evaluation = "" if X is None or y is None else _evaluation(model, X, y, data_name)
+    cp_section = _cp_section(model)
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -249,7 +271,8 @@ def report_html(model, X=None, y=None, *, title: str = "Quercus decision tree",
 <body>
 <header>{_summary(model, title)}</header>
 <nav><a href="#tree">Tree</a> <a href="#rules">Rules</a> <a href="#importances">Feature
-importances</a>{' <a href="#evaluation">Evaluation</a>' if evaluation else ''}</nav>
+importances</a>{' <a href="#cp-plot">cp plot</a>' if cp_section else ''}\
+{' <a href="#evaluation">Evaluation</a>' if evaluation else ''}</nav>
 <section id="tree"><h2>Tree</h2>
 <p class="note">Click + / &minus; to expand or collapse a node; click a node (or hover over
 it) for its details. Each row shows the branch taken, the node's test or predicted class,
@@ -266,7 +289,7 @@ its training rows and its class distribution.</p>
 </section>
 {_rules(model)}
 {_importances(model)}
-{evaluation}
+{cp_section}{evaluation}
 <footer>Written by Quercus.</footer>
 <script>
 {SCRIPT}</script>

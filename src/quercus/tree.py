@@ -17,7 +17,9 @@ from ._kernels.predict import (
     proba_rows,
 )
 from ._kernels.predict_numeric import FEATURE_SHIFT, MISSING_LEFT, SPLIT, numeric_leaf_lookup
+from ._kernels.predict_surrogate import apply_surrogate_rows, surrogate_paths
 from .errors import DataError
+from .rpart_routing import RpartRouting
 
 __all__ = ["CATEGORICAL", "LEAF", "NUMERIC", "TREE_UNDEFINED", "SklearnTreeView", "Tree",
            "TreeRecorder"]
@@ -78,6 +80,9 @@ class Tree:
     # the class each node predicts when it is not the most probable one (a loss matrix:
     # the class of least expected loss); None: predict takes the most probable class
     node_class: np.ndarray | None = None
+    # rpart trees: surrogate splits, usesurrogate and node risks (quercus.rpart_routing);
+    # rows then stop at an internal node when nothing routes them
+    rpart: RpartRouting | None = None
 
     def __post_init__(self):
         n = self.kind.shape[0]
@@ -203,12 +208,20 @@ class Tree:
         """``lookup[leaf]`` for the leaf every row reaches (``lookup``: int64 per node)."""
         X = self._checked_rows(X)
         out = np.empty(X.shape[0], dtype=np.int64)
+        if self.rpart is not None:  # surrogates; a row may stop at an internal node
+            apply_surrogate_rows(X, *self._surrogate_args(), out)
+            return lookup[out]
         layout = self.numeric_layout()
         if layout is not None:  # every split a numeric threshold: the compact kernel
             numeric_leaf_lookup(X, *layout, lookup, out)
             return out
         apply_rows(X, *self._kernel_args(), out)
         return lookup[out]
+
+    def _surrogate_args(self) -> tuple:
+        return (self.kind, self.feature, self.threshold, self.child_ptr, self.child_ids,
+                self.category_ptr, self.category_branch, self.n_node_samples,
+                *self.rpart.kernel_args())
 
     def _checked_rows(self, X: np.ndarray, dtype=None) -> np.ndarray:
         """X as C-ordered float rows, refusing a matrix without a column that a split tests
@@ -217,6 +230,8 @@ class Tree:
         if dtype is not None:
             X = np.ascontiguousarray(X, dtype=dtype)
         tested = int(self.feature[self.kind != LEAF].max(initial=-1))
+        if self.rpart is not None:  # surrogates read columns too
+            tested = max(tested, int(self.rpart.surrogate_feature.max(initial=-1)))
         if X.ndim != 2 or X.shape[1] <= tested:
             raise DataError(f"X has {X.shape[-1] if X.ndim else 0} columns; the tree tests "
                             f"feature {tested}")
@@ -328,7 +343,10 @@ class Tree:
         X = self._checked_rows(X, np.float64)
         nodes = np.empty(X.shape[0] * (self.max_depth + 1), dtype=np.int64)
         ptr = np.empty(X.shape[0] + 1, dtype=np.int64)
-        used = path_lengths(X, *self._kernel_args(), nodes, ptr)
+        if self.rpart is not None:
+            used = surrogate_paths(X, *self._surrogate_args(), nodes, ptr)
+        else:
+            used = path_lengths(X, *self._kernel_args(), nodes, ptr)
         return nodes[:used], ptr
 
     def subtree_nodes(self, node: int) -> list[int]:
@@ -353,6 +371,8 @@ class Tree:
                 out[name] = array.ravel().tolist()
         if self.node_class is not None:  # written only when set: other files stay as they were
             out["node_class"] = self.node_class.tolist()
+        if self.rpart is not None:  # likewise
+            out["rpart"] = self.rpart.to_dict()
         out["n_classes"] = self.n_classes
         return out
 
@@ -367,6 +387,8 @@ class Tree:
         arrays["value"] = arrays["value"].reshape(-1, n_classes)
         if data.get("node_class") is not None:
             arrays["node_class"] = np.asarray(data["node_class"], dtype=np.int64)
+        if data.get("rpart") is not None:
+            arrays["rpart"] = RpartRouting.from_dict(data["rpart"])
         tree = cls(**arrays)
         tree.validate()
         return tree
@@ -428,6 +450,8 @@ class Tree:
             if np.any(cmap < 0) or np.any(cmap >= children.size):
                 raise ValueError(f"'category_branch' of node {node}: a category goes to no "
                                  f"branch (the node has {children.size})")
+        if self.rpart is not None:
+            self.rpart.validate(self)
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:
@@ -584,6 +608,12 @@ def collapse(tree: Tree, to_leaves) -> Tree:
         for b in reversed(range(len(children))):
             stack.append((int(children[b]), new, b))
     out = recorder.to_tree()
+    kept = np.asarray(kept, dtype=np.int64)
     if tree.node_class is not None:
-        out.node_class = tree.node_class[np.asarray(kept, dtype=np.int64)]
+        out.node_class = tree.node_class[kept]
+    if tree.rpart is not None:
+        positions = [np.arange(tree.category_ptr[old], tree.category_ptr[old + 1])
+                     for new, old in enumerate(kept.tolist()) if out.kind[new] == CATEGORICAL]
+        category_kept = np.concatenate([np.zeros(0, np.int64), *positions])
+        out.rpart = tree.rpart.take(kept, out.kind == LEAF, category_kept)
     return out

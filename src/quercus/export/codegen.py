@@ -60,6 +60,7 @@ import numpy as np
 
 from ..data.frames import MISSING_STRINGS, to_python
 from ..errors import NotFittedError
+from ..rpart_routing import warn_surrogates_dropped
 from ..tree import CATEGORICAL, INTERVAL, LEAF, NUMERIC, Tree
 from .conditions import refuse_regressor
 
@@ -128,6 +129,7 @@ def to_source(model, language: str = "python", function_name: str = "predict", *
         The model is not fitted.
     """
     refuse_regressor(model, "code generation")
+    warn_surrogates_dropped(model, "generated code")
     if not hasattr(model, "tree_"):
         raise NotFittedError(f"this {type(model).__name__} is not fitted yet; call fit first")
     if language not in LANGUAGES:

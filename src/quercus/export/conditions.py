@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from numbers import Integral, Real
 from typing import NamedTuple
 
@@ -107,12 +107,17 @@ class Condition:
     feature_name: str
     op: str
     value: object = None
+    # how a text shows it, when not as op and value (rpart's strict cuts: "x < 8.5" for
+    # x <= the float below 8.5); rules built from it show op and value
+    shown: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if self.op not in OPS:
             raise ValueError(f"unknown condition operator {self.op!r}")
 
     def __str__(self) -> str:
+        if self.shown is not None:
+            return self.shown
         name = self.feature_name
         if self.op in ("<=", ">"):
             return f"{name} {self.op} {format_number(self.value)}"
@@ -155,6 +160,10 @@ def branch_conditions(tree: Tree, node: int, schema) -> list[tuple[int, Conditio
         if math.isinf(threshold) and threshold > 0 and tree.missing_branch[node] == 1:
             return [(children[0], Condition(name, "not missing")),
                     (children[1], Condition(name, "missing"))]
+        if tree.rpart is not None:  # rpart: x < cut (threshold: the float below the cut)
+            cut = format_number(np.nextafter(threshold, np.inf))
+            return [(children[0], Condition(name, "<=", threshold, shown=f"{name} < {cut}")),
+                    (children[1], Condition(name, ">", threshold, shown=f"{name} >= {cut}"))]
         return [(children[0], Condition(name, "<=", threshold)),
                 (children[1], Condition(name, ">", threshold))]
     if tree.kind[node] == CATEGORICAL:

@@ -60,6 +60,8 @@ def check_tree(tree: Tree, schema, *, regression: bool = False) -> None:
     _check_category_maps(tree, schema)
     _check_interval_classes(tree)
     _check_numbers(tree, regression)
+    if tree.rpart is not None:  # surrogates against the schema's features and codebooks
+        tree.rpart.validate(tree, schema.n_categories)
 
 
 def _check_kinds_and_features(tree: Tree, schema) -> None:

@@ -34,6 +34,7 @@ from .model_writer import (
     quercus_version,
     save_model,
 )
+from .rpart_entries import read_rpart_entries
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "load_model", "load_xml", "model_from_dict",
            "model_to_dict", "save_model", "write_atomically"]
@@ -133,7 +134,8 @@ def model_from_dict(document, path="<model>"):
     try:
         raw = _with_later_arrays(dict(document["tree"]))
         _check_integers(raw)
-        tree_dict = {k: _floats_from_json(v) if k != "n_classes" else v for k, v in raw.items()}
+        tree_dict = {k: _floats_from_json(v) if k not in ("n_classes", "rpart") else v
+                     for k, v in raw.items()}
         tree = Tree.from_dict(tree_dict)
         check_tree(tree, schema, regression=regression)
     except (KeyError, IndexError, TypeError, ValueError, OverflowError) as error:
@@ -141,7 +143,9 @@ def model_from_dict(document, path="<model>"):
             from error
     if not isinstance(document["has_feature_names"], bool):
         raise ModelFileError(f"{path} has a bad 'has_feature_names' entry (not true or false)")
-    return _fitted(model, tree, schema, document["has_feature_names"])
+    model = _fitted(model, tree, schema, document["has_feature_names"])
+    read_rpart_entries(model, document, path)
+    return model
 
 
 def load_xml(path) -> DecisionTreeClassifier:

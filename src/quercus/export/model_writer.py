@@ -19,6 +19,7 @@ import numpy as np
 from ..errors import ModelFileError
 from .atomic import write_atomically
 from .interval_xml import save_xml
+from .rpart_entries import rpart_entries
 
 __all__ = ["ESTIMATOR", "FORMAT", "FORMAT_VERSION", "ITEMS_TAG", "model_to_dict",
            "one_line", "quercus_version", "save_model"]
@@ -90,6 +91,7 @@ def model_to_dict(model) -> dict:
         "schema": model.schema_.to_json(),
         "has_feature_names": hasattr(model, "feature_names_in_"),
         "tree": tree_dict,
+        **rpart_entries(model),  # cp table, rpart's importance: only when the model has them
     }
 
 

@@ -61,6 +61,7 @@ import numpy as np
 
 from ..data.frames import to_python
 from ..errors import NotFittedError
+from ..rpart_routing import warn_surrogates_dropped
 from ..tree import CATEGORICAL, INTERVAL, LEAF, NUMERIC, Tree
 from .conditions import format_value, refuse_regressor
 from .onnx_inputs import raw_doc, raw_inputs
@@ -404,6 +405,7 @@ def to_onnx(model, *, inputs: str = "raw", dtype: str = "double", zipmap: bool =
         The model is not fitted.
     """
     refuse_regressor(model, "ONNX export")
+    warn_surrogates_dropped(model, "ONNX")
     try:
         import onnx
         from onnx import TensorProto, helper, numpy_helper

@@ -43,6 +43,7 @@ from ..data.frames import to_python
 from ..errors import NotFittedError
 from ..tree import CATEGORICAL, INTERVAL, LEAF, NUMERIC, Tree
 from .conditions import refuse_regressor
+from .pmml_surrogates import rpart_predicates
 
 __all__ = ["NAMESPACE", "PMML_VERSION", "to_pmml"]
 
@@ -118,6 +119,8 @@ class _Writer:
         name = spec.name
         n = tree.children(node).shape[0]
         kind = int(tree.kind[node])
+        if tree.rpart is not None:  # surrogates, usesurrogate (pmml_surrogates)
+            return rpart_predicates(tree, self.schema, node, _text, _in_set)
         if kind == NUMERIC:
             t = float(tree.threshold[node])
             if math.isinf(t) and t > 0 and tree.missing_branch[node] == 1:
@@ -158,7 +161,8 @@ class _Writer:
         if not lost:
             element.set("score", self.classes[int(self.best[node])])
         element.set("recordCount", _number(tree.weighted_n_node_samples[node]))
-        if tree.kind[node] != LEAF and tree.missing_branch[node] >= 0:
+        if tree.kind[node] != LEAF and tree.missing_branch[node] >= 0 and not (
+                tree.rpart is not None and _tied(tree, node)):
             child = int(tree.children(node)[tree.missing_branch[node]])
             element.set("defaultChild", str(child))
         element.append(predicate)
@@ -183,6 +187,12 @@ class _Writer:
                 element.append(child_element)
                 stack.append((int(child), child_element))
         return root
+
+
+def _tied(tree: Tree, node: int) -> bool:
+    """Whether an rpart node's children hold as many rows (no majority child)."""
+    n = tree.n_node_samples[tree.children(node)]
+    return bool(n[0] == n[1])
 
 
 def _strategy(tree: Tree) -> str:

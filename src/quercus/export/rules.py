@@ -10,6 +10,7 @@ import numpy as np
 from .conditions import (
     Condition,
     NodeSummary,
+    format_number,
     format_percent,
     format_value,
     format_weight,
@@ -65,6 +66,11 @@ class Rule:
                 f"(support {format_weight(self.support)}, accuracy {format_percent(self.accuracy)})")
 
 
+def _cut_text(threshold: float) -> str:
+    """rpart's cut of a stored threshold (the float above it), as the text tree shows it."""
+    return format_number(np.nextafter(threshold, np.inf))
+
+
 def simplify(path: tuple[Condition, ...]) -> tuple[Condition, ...]:
     """Merge the conditions on each feature, in order of the feature's first appearance.
 
@@ -78,12 +84,18 @@ def simplify(path: tuple[Condition, ...]) -> tuple[Condition, ...]:
     for name, conditions in by_feature.items():
         highs = [c.value for c in conditions if c.op == "<="]
         lows = [c.value for c in conditions if c.op == ">"]
+        # rpart's strict cuts (conditions shown as "x < cut"): keep showing them so
+        cut = _cut_text if any(c.shown for c in conditions if c.op in ("<=", ">")) else None
         if highs and lows:
-            out.append(Condition(name, "between", (max(lows), min(highs))))
+            low, high = max(lows), min(highs)
+            out.append(Condition(name, "between", (low, high), shown=cut and
+                                 f"{cut(low)} <= {name} < {cut(high)}"))
         elif highs:
-            out.append(Condition(name, "<=", min(highs)))
+            out.append(Condition(name, "<=", min(highs),
+                                 shown=cut and f"{name} < {cut(min(highs))}"))
         elif lows:
-            out.append(Condition(name, ">", max(lows)))
+            out.append(Condition(name, ">", max(lows),
+                                 shown=cut and f"{name} >= {cut(max(lows))}"))
         sets = [(c.value,) if c.op == "=" else tuple(c.value)
                 for c in conditions if c.op in ("=", "in")]
         if sets:
