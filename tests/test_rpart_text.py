@@ -47,3 +47,19 @@ def test_r_number_formats():
     assert format_column([17, 6, 0]) == ["17", " 6", " 0"]
     assert format_column([1e-20, 1.0]) == ["1e-20", "1e+00"]
     assert print_strings(["Age", "Start"]) == ["[1] Age   Start"]
+
+
+def test_printcp_of_another_learners_cp_table():
+    """A CART model given kyphosis's cp table prints R's table and root node error
+    (17 of 81 rows misclassified at the root)."""
+    from rpart_records_from_json import frame_and_target
+
+    from quercus import DecisionTreeClassifier
+
+    X, y = frame_and_target("kyphosis")
+    cart = DecisionTreeClassifier(max_depth=2).fit(X, y)
+    cart.cp_table_ = model_from_fixture("kyphosis", "default").cp_table_
+    lines = print_cp(cart, call="C").split("\n")
+    expected = block(fit_text("kyphosis", "default"), "printcp(fit)").split("\n")
+    assert "Root node error: 17/81 = 0.2098765" in lines
+    assert lines[-4:] == expected[-4:]

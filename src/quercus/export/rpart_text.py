@@ -121,7 +121,10 @@ def print_rpart(model) -> str:
 
 def print_cp(model, call: str | None = None) -> str:
     """The cp table as R's ``printcp(fit)`` prints it, led by ``call`` (default: the
-    estimator's repr) instead of R's ``rpart(...)`` call (no trailing newline)."""
+    estimator's repr) instead of R's ``rpart(...)`` call (no trailing newline).
+
+    Any model with a ``cp_table_`` prints; the root node error is rpart's root risk, or for
+    another learner its ``root_risk_`` if set, else the root's misclassified weight."""
     table = getattr(model, "cp_table_", None)
     tree = model._check_fitted()
     if table is None:
@@ -129,8 +132,10 @@ def print_cp(model, call: str | None = None) -> str:
                          "with prune=, to get one)")
     used = sorted({model.schema_.feature_names[int(f)] for f in tree.feature[tree.kind != LEAF]})
     n = int(tree.n_node_samples[0])
-    root = float(tree.rpart.node_risk[0]) if tree.rpart is not None \
-        else float(getattr(model, "root_risk_", np.nan))
+    if tree.rpart is not None:
+        root = float(tree.rpart.node_risk[0])
+    else:  # another learner's cp table (CART's prune=): its root_risk_, or 0/1 loss
+        root = float(getattr(model, "root_risk_", tree.value[0].sum() - tree.value[0].max()))
     error = (f"Root node error: {format_column([root])[0].strip()}/{n} = "
              f"{format_column([root / n])[0].strip()}")
     lines = ["", "Classification tree:", call or repr(model), "",
