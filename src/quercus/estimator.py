@@ -562,6 +562,26 @@ time_limit, max_gap
         """Nodes visited by every row, as a scipy sparse CSR indicator matrix."""
         return self._check_fitted().decision_path(self._encode(X))
 
+    def pruned(self, cp: float) -> DecisionTreeClassifier:
+        """A copy of this rpart model pruned at complexity ``cp`` (rpart's ``prune(fit,
+        cp)``: the internal nodes of complexity above ``cp`` are kept; the cp table keeps
+        its rows with CP >= cp; importance is recomputed). The model itself is unchanged.
+        (``prune`` is the name of the parameter, so the method is ``pruned``.)"""
+        fit = getattr(self, "rpart_fit_", None)
+        if fit is None:
+            self._check_fitted()
+            raise ValueError(f"pruned(cp) needs a model fitted with algorithm='rpart'; this "
+                             f"one is {self.algorithm!r}")
+        from copy import deepcopy
+
+        from .growing.rpart import prune_rpart
+        from .growing.rpart_flat import attach_rpart_fit
+
+        cp = P.check_non_negative("cp", cp)
+        return attach_rpart_fit(deepcopy(self), prune_rpart(fit, cp), self.schema_,
+                                has_feature_names=hasattr(self, "feature_names_in_"),
+                                use_surrogates=self.tree_.rpart.use_surrogates)
+
     def get_depth(self) -> int:
         return self._check_fitted().max_depth
 

@@ -119,9 +119,22 @@ def print_rpart(model) -> str:
     return "\n".join(lines)
 
 
+def call_line(model) -> str:
+    """The estimator and its non-default parameters, as R's printcp shows the call; a long
+    array (``xval``'s fold ids) is summarised by its length."""
+    defaults = type(model)().get_params()
+    parts = []
+    for name, value in model.get_params().items():
+        if isinstance(value, np.ndarray) or (isinstance(value, (list, tuple)) and len(value) > 8):
+            parts.append(f"{name}=<{len(value)} values>")
+        elif not isinstance(defaults.get(name), np.ndarray) and value != defaults.get(name):
+            parts.append(f"{name}={value!r}")
+    return f"{type(model).__name__}({', '.join(parts)})"
+
+
 def print_cp(model, call: str | None = None) -> str:
     """The cp table as R's ``printcp(fit)`` prints it, led by ``call`` (default: the
-    estimator's repr) instead of R's ``rpart(...)`` call (no trailing newline).
+    estimator and its non-default parameters, ``call_line``) instead of R's ``rpart(...)`` call (no trailing newline).
 
     Any model with a ``cp_table_`` prints; the root node error is rpart's root risk, or for
     another learner its ``root_risk_`` if set, else the root's misclassified weight."""
@@ -138,7 +151,7 @@ def print_cp(model, call: str | None = None) -> str:
         root = float(getattr(model, "root_risk_", tree.value[0].sum() - tree.value[0].max()))
     error = (f"Root node error: {format_column([root])[0].strip()}/{n} = "
              f"{format_column([root / n])[0].strip()}")
-    lines = ["", "Classification tree:", call or repr(model), "",
+    lines = ["", "Classification tree:", call or call_line(model), "",
              "Variables actually used in tree construction:", *print_strings(used), "",
              error, "", _n_line(model, n), ""]
     lines.extend(_cp_matrix(table))

@@ -33,7 +33,7 @@ def rpart_control(model, n_rows: int, criterion: str):
     ``min_samples_split`` (or neither): ``min_samples_leaf`` = round(split / 3), as
     rpart.control does. Floats are fractions of the training rows.
     """
-    from .rpart import RpartControl
+    from .rpart_grow import RpartControl
 
     split, leaf = model.min_samples_split, model.min_samples_leaf
     if split is not None:
@@ -58,7 +58,7 @@ def rpart_control(model, n_rows: int, criterion: str):
         max_surrogates=_count("max_surrogates", model.max_surrogates, 0),
         use_surrogates=_int_choice("use_surrogates", model.use_surrogates, (0, 1, 2)),
         surrogate_style=_int_choice("surrogate_style", model.surrogate_style, (0, 1)),
-        max_depth=int(depth), criterion=criterion)
+        max_depth=int(depth), criterion="entropy" if criterion == "information" else criterion)
 
 
 def resolve_folds(xval, n_rows: int, random_state) -> np.ndarray | None:
@@ -159,6 +159,4 @@ def fit_rpart_model(model, X, y, weights, schema, has_names: bool, criterion: st
     if model.prune is not None:
         row = choose_row(fit.cp_table, model.prune)
         fit = prune_rpart(fit, float(fit.cp_table["CP"].iloc[row]))
-    model._set_fitted(schema, has_names)
-    attach_rpart_fit(model, fit, schema)
-    return model
+    return attach_rpart_fit(model, fit, schema, has_feature_names=has_names)
