@@ -27,6 +27,12 @@ from .tree import LEAF, Tree
 
 __all__ = ["DecisionTreeClassifier"]
 
+#: C4.5's ``predict``: probabilities equal up to this relative distance tie, and a tie goes
+#: to the first class. A missing value's probabilities are sums over branches, and two sums
+#: that are equal in exact arithmetic can differ in the last bit depending on the order of
+#: the terms; J48's order mostly leaves such a tie exact, so its first class wins.
+C45_TIE_RTOL = 1e-12
+
 
 class DecisionTreeClassifier:
     """A decision-tree classifier for numeric and categorical features.
@@ -493,7 +499,7 @@ time_limit, max_gap
             return qdask.predict(self, X)
         if self._multi_output:
             return multi_output.predict(self, self._encode(X))
-        codes = self._check_fitted().predict_codes(self._encode(X))
+        codes = self._check_fitted().predict_codes(self._encode(X), self._tie_rtol)
         lost = codes < 0  # no class has any probability
         has_lost = bool(lost.any())
         predicted = self.classes_.take(np.where(lost, 0, codes) if has_lost else codes)
@@ -503,6 +509,12 @@ time_limit, max_gap
                 predicted = predicted.astype(object)
             predicted[lost] = marker
         return predicted
+
+    @property
+    def _tie_rtol(self) -> float:
+        """Relative distance within which two class probabilities tie in ``predict``
+        (ties go to the first class): C4.5 only (``C45_TIE_RTOL``); 0 for the others."""
+        return C45_TIE_RTOL if self.algorithm == "c45" else 0.0
 
     @property
     def unclassified_value_(self):

@@ -27,7 +27,7 @@ from .export.conditions import (
     refuse_regressor,
 )
 from .export.rule_match import condition_to_json
-from .tree import CATEGORICAL, INTERVAL, LEAF, NUMERIC
+from .tree import CATEGORICAL, INTERVAL, LEAF, NUMERIC, most_probable
 
 __all__ = ["Explanation", "Path", "Step", "WeightedBranch", "explain"]
 
@@ -350,8 +350,9 @@ def explain(model, X) -> list[Explanation]:
         path = walker.descend(x, 0)
         probabilities = np.asarray(path.probabilities)
         unclassified = model.algorithm == "interval" and bool(probabilities.sum() == 0.0)
+        code = int(most_probable(probabilities[None, :], model._tie_rtol)[0])
         prediction = (model.unclassified_value_ if unclassified
-                      else classes[int(np.argmax(probabilities))])
+                      else classes[max(code, 0)])
         out.append(Explanation(i, target, classes, prediction, path.probabilities,
                                unclassified, _applied_leaf(path), path))
     return out
