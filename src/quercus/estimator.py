@@ -132,6 +132,12 @@ time_limit, max_gap
         proven), returning the best tree found; stop once within ``max_gap`` of the
         lower bound.
 
+    prune : None or "cv", default=None
+        C4.5: ``"cv"`` chooses the confidence factor (and ``min_samples_leaf`` when it is
+        None) from a small grid by 5-fold stratified cross-validation on the training rows
+        (folds drawn with ``random_state``), then fits on all rows with the best setting
+        (docs/c45.md). None: J48's tree with the given ``confidence``.
+
     Attributes
     ----------
     tree_ : quercus.tree.Tree
@@ -145,6 +151,12 @@ time_limit, max_gap
     schema_ : quercus.data.Schema
         Feature kinds, codebooks and class labels.
     classes_, n_classes_, n_features_in_, feature_names_in_, feature_importances_
+    cv_results_ : pandas.DataFrame
+        C4.5 with ``prune="cv"``: one row per setting tried, with ``confidence``,
+        ``min_samples_leaf``, the mean fold ``accuracy``, its ``std_error``, the mean number
+        of ``leaves`` and whether it was ``chosen``.
+    best_params_ : dict
+        C4.5 with ``prune="cv"``: the chosen ``confidence`` and ``min_samples_leaf``.
     objective_, lower_bound_, gap_, optimal_, n_subproblems_, cache_hits_
         Optimal trees only: the tree's errors (+ penalty) on the training rows, a proven
         lower bound on the optimum, their difference, and whether the tree is proven
@@ -162,7 +174,8 @@ time_limit, max_gap
                  binary_categorical_splits=False, reduced_error_pruning=False, n_folds=3,
                  random_state=1, max_features=None, monotonic_cst=None, max_splits=None,
                  split_penalty=0.0, numeric="exact", categorical="subset",
-                 max_subset_categories=8, missing="learn", time_limit=None, max_gap=0.0):
+                 max_subset_categories=8, missing="learn", time_limit=None, max_gap=0.0,
+                 prune=None):
         self.algorithm = algorithm
         self.criterion = criterion
         self.max_depth = max_depth
@@ -196,6 +209,7 @@ time_limit, max_gap
         self.missing = missing
         self.time_limit = time_limit
         self.max_gap = max_gap
+        self.prune = prune
 
     # -- scikit-learn protocol -------------------------------------------------------------
     @classmethod
@@ -243,6 +257,7 @@ time_limit, max_gap
         P.check_choice("algorithm", self.algorithm, list(LEARNERS))
         criterion = DEFAULT_CRITERION[self.algorithm] if self.criterion is None else self.criterion
         P.check_choice("criterion", criterion, CRITERIA[self.algorithm])
+        self._check_prune()
         if _is_dask(X) or _is_dask(y):  # a cluster fit (quercus.dask; docs/distributed.md)
             from . import dask as qdask
 
@@ -276,6 +291,10 @@ time_limit, max_gap
         if self.algorithm == "optimal":
             settings.optimal = P.resolve_optimal_options(self, settings.rules.max_depth,
                                                          settings.rules.min_samples_leaf)
+        self._forget_selection()
+        if self.prune == "cv":
+            settings = self._select_c45_pruning(X_encoded, y_codes, weights, schema,
+                                                settings)
         self.tree_ = LEARNERS[self.algorithm](X_encoded, y_codes, weights, schema, n_classes,
                                               settings)
         self._set_fitted(schema, _has_names(X))
@@ -284,6 +303,48 @@ time_limit, max_gap
         if progress is not None and self.algorithm == "optimal":
             progress(1.0)
         return self
+
+    def _check_prune(self) -> None:
+        """``prune`` is None or one of the algorithm's choices; "cv" (C4.5) needs J48's
+        pessimistic pruning with the default confidence, which it replaces."""
+        if self.prune is None:
+            return
+        if self.algorithm != "c45":
+            raise ValueError(f"prune={self.prune!r} is not available for algorithm="
+                             f"{self.algorithm!r}")
+        if not isinstance(self.prune, str) or self.prune != "cv":
+            raise ValueError(f"prune must be None or 'cv' for algorithm='c45'; got "
+                             f"{self.prune!r}")
+        if not self.pruning or self.reduced_error_pruning:
+            raise ValueError("prune='cv' chooses the confidence of pessimistic pruning; it "
+                             "needs pruning=True and reduced_error_pruning=False")
+        if self.confidence != 0.25:
+            raise ValueError("prune='cv' chooses the confidence itself; leave confidence at "
+                             "0.25")
+
+    def _select_c45_pruning(self, X, y, weights, schema: Schema, settings: Settings):
+        """Run C4.5's CV search (``pruning.c45_cv``); returns the chosen settings."""
+        from .pruning import c45_cv
+
+        leaf_sizes = (c45_cv.MIN_SAMPLES_LEAF_GRID if self.min_samples_leaf is None
+                      else (settings.rules.min_samples_leaf,))
+        progress = settings.progress
+        share = c45_cv.SEARCH_SHARE
+        selection = c45_cv.select_c45_pruning(
+            X, y, weights, schema, len(schema.classes), settings, leaf_sizes=leaf_sizes,
+            rng=P.check_random_state(self.random_state), tie_rtol=self._tie_rtol,
+            progress=None if progress is None else (lambda done: progress(share * done)))
+        self.cv_results_, self.best_params_ = selection.table, selection.best_params
+        chosen = c45_cv.chosen_settings(settings, selection.best_params)
+        if progress is not None:  # the final fit reports the rest of the way
+            chosen.progress = lambda done: progress(1.0 if done >= 1.0 else
+                                                      share + (1.0 - share) * done)
+        return chosen
+
+    def _forget_selection(self) -> None:
+        for name in ("cv_results_", "best_params_"):
+            if name in self.__dict__:
+                delattr(self, name)
 
     def _set_optimal_result(self, result) -> None:
         """The optimal learner's objective, bound and search statistics."""
