@@ -467,6 +467,11 @@ def _learner_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--lookahead", action="store_true",
                        help="class-interval tree: choose splits by the best subtrees below "
                             "them (seed 001's look-ahead; max depth 10 unless given)")
+    group.add_argument("--lookahead-listing", dest="lookahead", action="store_const",
+                       const="listing",
+                       help="class-interval tree: the look-ahead as seed 001's program "
+                            "listing computes it (integer-division Gini; reproduces the "
+                            "seed's iris figures)")
     group.add_argument("--task", choices=["classification", "regression"], default=None,
                        help="classification or regression; default: regression for a "
                             "numeric target with fractional values or more than "

@@ -90,9 +90,12 @@ class DecisionTreeClassifier:
     max_bins : int, default=255
         Bins per numeric feature for ``splitter="hist"`` (at most 255 fit in one byte;
         up to 65535 are stored in two).
-    lookahead : bool, default=False
+    lookahead : bool or "listing", default=False
         Class-interval tree: choose each split by the total score of the best subtrees
         below it (seed 001's "more complex approach"); ``max_depth`` then defaults to 10.
+        ``"listing"``: the look-ahead as the seed's program listing computes it (its
+        integer-division Gini, its entropy loop, scores carried between candidates), which
+        reproduces the seed's iris figures (docs/interval.md).
     unclassified : object, default="auto"
         Class-interval tree: what ``predict`` returns for a row that fits no branch; "auto"
         is -1 for integer class labels and None otherwise.
@@ -427,13 +430,22 @@ time_limit, max_gap
                         rules=rules, ccp_alpha=ccp_alpha,
                         confidence=confidence, pruning=bool(self.pruning),
                         subtree_raising=bool(self.subtree_raising),
-                        lookahead=bool(self.lookahead),
+                        lookahead=self._resolved_lookahead(),
                         splitter="exact" if splitter == "best" else splitter,
                         max_features=self.max_features_ if sampled else None,
                         rng=rng if sampled else None,
                         max_bins=P.resolve_max_bins(self.max_bins),
                         binary_categorical_splits=bool(self.binary_categorical_splits),
                         **self._reduced_error_settings(confidence))
+
+    def _resolved_lookahead(self) -> bool | str:
+        """``lookahead`` as the class-interval grower takes it: a bool, or "listing"."""
+        if isinstance(self.lookahead, str):
+            if self.lookahead != "listing":
+                raise ValueError(f"lookahead must be False, True or 'listing'; got "
+                                 f"{self.lookahead!r}")
+            return "listing"
+        return bool(self.lookahead)
 
     def _reduced_error_settings(self, confidence: float) -> dict:
         """C4.5's reduced-error pruning settings, refusing the combinations J48 refuses."""

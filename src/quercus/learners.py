@@ -53,7 +53,7 @@ class Settings:
     reduced_error_pruning: bool = False  # C4.5: J48's -R, with n_folds (-N) and seed (-Q)
     n_folds: int = 3
     seed: int = 1
-    lookahead: bool = False
+    lookahead: bool | str = False  # interval: False, True or "listing"
     progress: object = None  # called with the share of the work done (rows settled in leaves)
     splitter: str = "exact"  # CART: "exact", "random" or "hist"
     max_bins: int = 255
