@@ -260,7 +260,8 @@ time_limit, max_gap
         P.check_choice("algorithm", self.algorithm, list(LEARNERS))
         criterion = DEFAULT_CRITERION[self.algorithm] if self.criterion is None else self.criterion
         P.check_choice("criterion", criterion, CRITERIA[self.algorithm])
-        self._check_prune()
+        P.check_prune(self.prune, self.algorithm, self.pruning, self.reduced_error_pruning,
+                      self.confidence)
         if _is_dask(X) or _is_dask(y):  # a cluster fit (quercus.dask; docs/distributed.md)
             from . import dask as qdask
 
@@ -295,9 +296,10 @@ time_limit, max_gap
             settings.optimal = P.resolve_optimal_options(self, settings.rules.max_depth,
                                                          settings.rules.min_samples_leaf)
         self._forget_selection()
-        if self.prune == "cv":
-            settings = self._select_c45_pruning(X_encoded, y_codes, weights, schema,
-                                                settings)
+        if self.prune == "cv":  # sets cv_results_ and best_params_
+            from .pruning.c45_cv import search_for
+
+            settings = search_for(self, X_encoded, y_codes, weights, schema, settings)
         self.tree_ = LEARNERS[self.algorithm](X_encoded, y_codes, weights, schema, n_classes,
                                               settings)
         self._set_fitted(schema, _has_names(X))
@@ -306,43 +308,6 @@ time_limit, max_gap
         if progress is not None and self.algorithm == "optimal":
             progress(1.0)
         return self
-
-    def _check_prune(self) -> None:
-        """``prune`` is None or one of the algorithm's choices; "cv" (C4.5) needs J48's
-        pessimistic pruning with the default confidence, which it replaces."""
-        if self.prune is None:
-            return
-        if self.algorithm != "c45":
-            raise ValueError(f"prune={self.prune!r} is not available for algorithm="
-                             f"{self.algorithm!r}")
-        if not isinstance(self.prune, str) or self.prune != "cv":
-            raise ValueError(f"prune must be None or 'cv' for algorithm='c45'; got "
-                             f"{self.prune!r}")
-        if not self.pruning or self.reduced_error_pruning:
-            raise ValueError("prune='cv' chooses the confidence of pessimistic pruning; it "
-                             "needs pruning=True and reduced_error_pruning=False")
-        if self.confidence != 0.25:
-            raise ValueError("prune='cv' chooses the confidence itself; leave confidence at "
-                             "0.25")
-
-    def _select_c45_pruning(self, X, y, weights, schema: Schema, settings: Settings):
-        """Run C4.5's CV search (``pruning.c45_cv``); returns the chosen settings."""
-        from .pruning import c45_cv
-
-        leaf_sizes = (c45_cv.MIN_SAMPLES_LEAF_GRID if self.min_samples_leaf is None
-                      else (settings.rules.min_samples_leaf,))
-        progress = settings.progress
-        share = c45_cv.SEARCH_SHARE
-        selection = c45_cv.select_c45_pruning(
-            X, y, weights, schema, len(schema.classes), settings, leaf_sizes=leaf_sizes,
-            rng=P.check_random_state(self.random_state), tie_rtol=self._tie_rtol,
-            progress=None if progress is None else (lambda done: progress(share * done)))
-        self.cv_results_, self.best_params_ = selection.table, selection.best_params
-        chosen = c45_cv.chosen_settings(settings, selection.best_params)
-        if progress is not None:  # the final fit reports the rest of the way
-            chosen.progress = lambda done: progress(1.0 if done >= 1.0 else
-                                                      share + (1.0 - share) * done)
-        return chosen
 
     def _forget_selection(self) -> None:
         for name in ("cv_results_", "best_params_"):
@@ -430,22 +395,13 @@ time_limit, max_gap
                         rules=rules, ccp_alpha=ccp_alpha,
                         confidence=confidence, pruning=bool(self.pruning),
                         subtree_raising=bool(self.subtree_raising),
-                        lookahead=self._resolved_lookahead(),
+                        lookahead=P.resolve_lookahead(self.lookahead),
                         splitter="exact" if splitter == "best" else splitter,
                         max_features=self.max_features_ if sampled else None,
                         rng=rng if sampled else None,
                         max_bins=P.resolve_max_bins(self.max_bins),
                         binary_categorical_splits=bool(self.binary_categorical_splits),
                         **self._reduced_error_settings(confidence))
-
-    def _resolved_lookahead(self) -> bool | str:
-        """``lookahead`` as the class-interval grower takes it: a bool, or "listing"."""
-        if isinstance(self.lookahead, str):
-            if self.lookahead != "listing":
-                raise ValueError(f"lookahead must be False, True or 'listing'; got "
-                                 f"{self.lookahead!r}")
-            return "listing"
-        return bool(self.lookahead)
 
     def _reduced_error_settings(self, confidence: float) -> dict:
         """C4.5's reduced-error pruning settings, refusing the combinations J48 refuses."""

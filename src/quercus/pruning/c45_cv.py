@@ -23,7 +23,7 @@ from ..learners import Settings, grow_c45_collapsed, prune_c45
 from ..tree import Tree
 
 __all__ = ["CONFIDENCE_GRID", "MIN_SAMPLES_LEAF_GRID", "N_FOLDS", "C45Selection",
-           "select_c45_pruning", "stratified_folds"]
+           "chosen_settings", "search_for", "select_c45_pruning", "stratified_folds"]
 
 #: Confidence factors tried: J48's 0.25 with three steps below (more pruning) and two above.
 CONFIDENCE_GRID = (0.05, 0.1, 0.15, 0.25, 0.35, 0.5)
@@ -166,3 +166,24 @@ def chosen_settings(settings: Settings, best_params: dict) -> Settings:
     rules = dataclasses.replace(settings.rules,
                                 min_samples_leaf=best_params["min_samples_leaf"])
     return dataclasses.replace(settings, rules=rules, confidence=best_params["confidence"])
+
+
+def search_for(model, X, y, weights, schema, settings: Settings) -> Settings:
+    """Run the search for ``DecisionTreeClassifier.fit`` with ``prune="cv"``: sets the
+    model's ``cv_results_`` and ``best_params_`` and returns the settings of the final fit
+    (whose progress, if any, continues the search's)."""
+    from ..params import check_random_state
+
+    leaf_sizes = (MIN_SAMPLES_LEAF_GRID if model.min_samples_leaf is None
+                  else (settings.rules.min_samples_leaf,))
+    progress = settings.progress
+    selection = select_c45_pruning(
+        X, y, weights, schema, len(schema.classes), settings, leaf_sizes=leaf_sizes,
+        rng=check_random_state(model.random_state), tie_rtol=model._tie_rtol,
+        progress=None if progress is None else (lambda done: progress(SEARCH_SHARE * done)))
+    model.cv_results_, model.best_params_ = selection.table, selection.best_params
+    chosen = chosen_settings(settings, selection.best_params)
+    if progress is not None:  # the final fit reports the rest of the way
+        chosen.progress = lambda done: progress(
+            1.0 if done >= 1.0 else SEARCH_SHARE + (1.0 - SEARCH_SHARE) * done)
+    return chosen
