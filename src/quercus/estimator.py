@@ -334,6 +334,8 @@ time_limit, max_gap
         """
         if self.algorithm != "cart" or self.splitter not in ("hist", "auto"):
             raise ValueError("fit_binned needs algorithm='cart' and splitter='hist'")
+        P.check_prune(self.prune, self.algorithm, self.pruning, self.reduced_error_pruning,
+                      self.confidence)
         criterion = DEFAULT_CRITERION["cart"] if self.criterion is None else self.criterion
         P.check_choice("criterion", criterion, CRITERIA["cart"])
         y_codes = np.ascontiguousarray(y_codes, dtype=np.int32)
