@@ -1,6 +1,7 @@
 """Seed 001's iris protocol for the class-interval tree: train on 135 rows, test on the
-15 rows 9, 19, ..., 149 (five per class), greedy and look-ahead, gini and entropy, at the
-seed's maximum depths (10, 6 and 5). Prints one table row per setting.
+15 rows 9, 19, ..., 149 (five per class), greedy, look-ahead and the listing's look-ahead,
+gini and entropy, at the seed's maximum depths (10, 6 and 5). Prints one table row per
+setting.
 
 Usage: python tools/interval_iris_report.py
 """
@@ -20,7 +21,7 @@ def main() -> None:
     truth = y.iloc[test].to_numpy()
     print(f"{'mode':10} {'criterion':9} {'max_depth':>9} {'depth':>5} {'branches':>8} "
           f"{'leaves':>6} {'score':>7} | {'correct':>7} {'wrong':>5} {'unclassified':>12}")
-    for lookahead in (False, True):
+    for lookahead in (False, True, "listing"):
         for criterion in ("gini", "entropy"):
             for max_depth in (None, 10, 6, 5):
                 model = DecisionTreeClassifier(
@@ -36,7 +37,8 @@ def main() -> None:
                     np.ones(len(train)), 3, criterion=criterion,
                     max_depth=(10 if lookahead and max_depth is None else max_depth),
                     lookahead=lookahead).grow()
-                print(f"{'look-ahead' if lookahead else 'greedy':10} {criterion:9} "
+                mode = {False: "greedy", True: "look-ahead", "listing": "listing"}[lookahead]
+                print(f"{mode:10} {criterion:9} "
                       f"{max_depth or ('10*' if lookahead else '-')!s:>9} "
                       f"{model.get_depth():>5} {branches:>8} {model.get_n_leaves():>6} "
                       f"{root.total:>7.4f} | {right.sum():>7} {(~right & ~lost).sum():>5} "

@@ -46,6 +46,7 @@ from .export.rules import rules_to_text
 from .export.text import tree_to_text
 from .learners import ALGORITHMS, CRITERIA, DEFAULT_CRITERION, DEFAULT_MIN_SAMPLES_LEAF
 from .progress import ProgressBar
+from .pruning import c45_cv
 from .tree import LEAF
 
 __all__ = ["build_parser", "main"]
@@ -99,7 +100,7 @@ def _estimator(args: argparse.Namespace) -> DecisionTreeClassifier:
         binary_categorical_splits=args.binary_splits,
         reduced_error_pruning=args.reduced_error_pruning, n_folds=args.folds,
         random_state=args.seed_folds, splitter=args.splitter, max_bins=args.max_bins,
-        **_optimal_options(args), **_rpart_options(args))
+        prune=args.prune, **_optimal_options(args), **_rpart_options(args))
 
 
 def _rpart_options(args: argparse.Namespace) -> dict:
@@ -122,6 +123,23 @@ def _optimal_summary(model: DecisionTreeClassifier) -> str:
     status = "optimal" if model.optimal_ else (
         "time limit" if model.time_limit is not None else "gap reached")
     return f"Objective: {model.objective_}, lower bound: {model.lower_bound_} ({status})"
+
+
+def _c45_cv_summary(model: DecisionTreeClassifier) -> str:
+    """The setting ``prune="cv"`` chose, with its CV accuracy and J48's default's."""
+    table = model.cv_results_
+    best = table[table["chosen"]].iloc[0]
+    line = (f"Pruning chosen by {c45_cv.N_FOLDS}-fold CV: confidence {best['confidence']:g}, "
+            f"min_samples_leaf {best['min_samples_leaf']} (CV accuracy "
+            f"{best['accuracy']:.3f} \u00b1 {best['std_error']:.3f}, {best['leaves']:g} leaves "
+            f"per fold)")
+    default = table[(table["confidence"] == c45_cv.DEFAULT_CONFIDENCE)
+                    & (table["min_samples_leaf"] == table["min_samples_leaf"].iloc[0])]
+    if len(default) and not bool(default["chosen"].iloc[0]):
+        row = default.iloc[0]
+        line += (f"; J48's confidence 0.25, min_samples_leaf {row['min_samples_leaf']}: "
+                 f"{row['accuracy']:.3f}, {row['leaves']:g} leaves")
+    return line
 
 
 def _criterion_used(model: DecisionTreeClassifier) -> str:
@@ -268,6 +286,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     print(f"Training accuracy: {model.score(data.X, data.y):.4f}")
     if model.algorithm == "optimal":
         print(_optimal_summary(model))
+    if getattr(model, "best_params_", None) is not None:
+        print(_c45_cv_summary(model))
     print(f"Fit time: {seconds:.3f} s")
     print(f"Model written to {args.out}")
     return 0
@@ -425,6 +445,10 @@ def _learner_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--confidence", type=_confidence, default=0.25, metavar="X",
                        help="confidence factor of C4.5's pessimistic pruning, in (0, 1); "
                             "smaller prunes more (J48's -C; default: 0.25)")
+    group.add_argument("--prune", default=None, metavar="RULE",
+                       help="c45: 'cv' chooses the confidence factor and the leaf size "
+                            "(unless --min-samples-leaf is given) by 5-fold CV, folds drawn "
+                            "with --seed-folds (default: J48's tree)")
     group.add_argument("--no-pruning", dest="pruning", action="store_false",
                        help="C4.5: do not prune (J48's -U)")
     group.add_argument("--no-subtree-raising", dest="subtree_raising", action="store_false",
@@ -453,6 +477,11 @@ def _learner_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--lookahead", action="store_true",
                        help="class-interval tree: choose splits by the best subtrees below "
                             "them (seed 001's look-ahead; max depth 10 unless given)")
+    group.add_argument("--lookahead-listing", dest="lookahead", action="store_const",
+                       const="listing",
+                       help="class-interval tree: the look-ahead as seed 001's program "
+                            "listing computes it (integer-division Gini; reproduces the "
+                            "seed's iris figures)")
     group.add_argument("--task", choices=["classification", "regression"], default=None,
                        help="classification or regression; default: regression for a "
                             "numeric target with fractional values or more than "

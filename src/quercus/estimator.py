@@ -28,6 +28,12 @@ from .tree import LEAF, Tree
 
 __all__ = ["DecisionTreeClassifier"]
 
+#: C4.5's ``predict``: probabilities equal up to this relative distance tie, and a tie goes
+#: to the first class. A missing value's probabilities are sums over branches, and two sums
+#: that are equal in exact arithmetic can differ in the last bit depending on the order of
+#: the terms; J48's order mostly leaves such a tie exact, so its first class wins.
+C45_TIE_RTOL = 1e-12
+
 
 class DecisionTreeClassifier:
     """A decision-tree classifier for numeric and categorical features.
@@ -88,9 +94,12 @@ class DecisionTreeClassifier:
     max_bins : int, default=255
         Bins per numeric feature for ``splitter="hist"`` (at most 255 fit in one byte;
         up to 65535 are stored in two).
-    lookahead : bool, default=False
+    lookahead : bool or "listing", default=False
         Class-interval tree: choose each split by the total score of the best subtrees
         below it (seed 001's "more complex approach"); ``max_depth`` then defaults to 10.
+        ``"listing"``: the look-ahead as the seed's program listing computes it (its
+        integer-division Gini, its entropy loop, scores carried between candidates), which
+        reproduces the seed's iris figures (docs/interval.md).
     unclassified : object, default="auto"
         Class-interval tree: what ``predict`` returns for a row that fits no branch; "auto"
         is -1 for integer class labels and None otherwise.
@@ -145,7 +154,11 @@ time_limit, max_gap
     prune : {None, "min", "1se"} or "cv", default=None
         rpart and CART: prune at the cp-table row of least cross-validated error
         (``"min"``) or by the 1-SE rule (``"1se"``: the smallest tree within one standard
-        error of it). C4.5: ``"cv"`` chooses the confidence factor by cross-validation.
+        error of it). C4.5: ``"cv"`` chooses the confidence factor (and
+        ``min_samples_leaf`` when it is None) from a small grid by 5-fold stratified
+        cross-validation on the training rows (folds drawn with ``random_state``), then fits
+        on all rows with the best setting (docs/c45.md). None: no pruning by
+        cross-validation (J48's tree with the given ``confidence``).
 
     Attributes
     ----------
@@ -160,6 +173,12 @@ time_limit, max_gap
     schema_ : quercus.data.Schema
         Feature kinds, codebooks and class labels.
     classes_, n_classes_, n_features_in_, feature_names_in_, feature_importances_
+    cv_results_ : pandas.DataFrame
+        C4.5 with ``prune="cv"``: one row per setting tried, with ``confidence``,
+        ``min_samples_leaf``, the mean fold ``accuracy``, its ``std_error``, the mean number
+        of ``leaves`` and whether it was ``chosen``.
+    best_params_ : dict
+        C4.5 with ``prune="cv"``: the chosen ``confidence`` and ``min_samples_leaf``.
     objective_, lower_bound_, gap_, optimal_, n_subproblems_, cache_hits_
         Optimal trees only: the tree's errors (+ penalty) on the training rows, a proven
         lower bound on the optimum, their difference, and whether the tree is proven
@@ -269,6 +288,8 @@ time_limit, max_gap
         P.check_choice("algorithm", self.algorithm, list(ALGORITHMS))
         criterion = DEFAULT_CRITERION[self.algorithm] if self.criterion is None else self.criterion
         P.check_choice("criterion", criterion, CRITERIA[self.algorithm])
+        P.check_prune(self.prune, self.algorithm, self.pruning, self.reduced_error_pruning,
+                      self.confidence)
         if _is_dask(X) or _is_dask(y):  # a cluster fit (quercus.dask; docs/distributed.md)
             from . import dask as qdask
 
@@ -307,6 +328,11 @@ time_limit, max_gap
         if self.algorithm == "optimal":
             settings.optimal = P.resolve_optimal_options(self, settings.rules.max_depth,
                                                          settings.rules.min_samples_leaf)
+        self._forget_selection()
+        if self.prune == "cv":  # sets cv_results_ and best_params_
+            from .pruning.c45_cv import search_for
+
+            settings = search_for(self, X_encoded, y_codes, weights, schema, settings)
         self.tree_ = LEARNERS[self.algorithm](X_encoded, y_codes, weights, schema, n_classes,
                                               settings)
         self._set_fitted(schema, _has_names(X))
@@ -315,6 +341,11 @@ time_limit, max_gap
         if progress is not None and self.algorithm == "optimal":
             progress(1.0)
         return self
+
+    def _forget_selection(self) -> None:
+        for name in ("cv_results_", "best_params_"):
+            if name in self.__dict__:
+                delattr(self, name)
 
     def _set_optimal_result(self, result) -> None:
         """The optimal learner's objective, bound and search statistics."""
@@ -336,6 +367,8 @@ time_limit, max_gap
         """
         if self.algorithm != "cart" or self.splitter not in ("hist", "auto"):
             raise ValueError("fit_binned needs algorithm='cart' and splitter='hist'")
+        P.check_prune(self.prune, self.algorithm, self.pruning, self.reduced_error_pruning,
+                      self.confidence)
         criterion = DEFAULT_CRITERION["cart"] if self.criterion is None else self.criterion
         P.check_choice("criterion", criterion, CRITERIA["cart"])
         y_codes = np.ascontiguousarray(y_codes, dtype=np.int32)
@@ -397,7 +430,7 @@ time_limit, max_gap
                         rules=rules, ccp_alpha=ccp_alpha,
                         confidence=confidence, pruning=bool(self.pruning),
                         subtree_raising=bool(self.subtree_raising),
-                        lookahead=bool(self.lookahead),
+                        lookahead=P.resolve_lookahead(self.lookahead),
                         splitter="exact" if splitter == "best" else splitter,
                         max_features=self.max_features_ if sampled else None,
                         rng=rng if sampled else None,
@@ -530,7 +563,7 @@ time_limit, max_gap
             return qdask.predict(self, X)
         if self._multi_output:
             return multi_output.predict(self, self._encode(X))
-        codes = self._check_fitted().predict_codes(self._encode(X))
+        codes = self._check_fitted().predict_codes(self._encode(X), self._tie_rtol)
         lost = codes < 0  # no class has any probability
         has_lost = bool(lost.any())
         predicted = self.classes_.take(np.where(lost, 0, codes) if has_lost else codes)
@@ -540,6 +573,12 @@ time_limit, max_gap
                 predicted = predicted.astype(object)
             predicted[lost] = marker
         return predicted
+
+    @property
+    def _tie_rtol(self) -> float:
+        """Relative distance within which two class probabilities tie in ``predict``
+        (ties go to the first class): C4.5 only (``C45_TIE_RTOL``); 0 for the others."""
+        return C45_TIE_RTOL if self.algorithm == "c45" else 0.0
 
     @property
     def unclassified_value_(self):

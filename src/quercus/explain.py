@@ -28,7 +28,7 @@ from .export.conditions import (
 )
 from .export.rule_match import condition_to_json
 from .rpart_routing import rpart_branch
-from .tree import CATEGORICAL, INTERVAL, LEAF, NUMERIC
+from .tree import CATEGORICAL, INTERVAL, LEAF, NUMERIC, most_probable
 
 STOPPED = -2  # Step.branch of an rpart node where the row stops (nothing routes it)
 
@@ -372,7 +372,8 @@ def explain(model, X) -> list[Explanation]:
         elif model.tree_.node_class is not None:  # a loss matrix: the leaf's least-loss class
             prediction = classes[int(model.tree_.node_class[leaf])]
         else:
-            prediction = classes[int(np.argmax(probabilities))]
+            code = int(most_probable(probabilities[None, :], model._tie_rtol)[0])
+            prediction = classes[max(code, 0)]
         out.append(Explanation(i, target, classes, prediction, path.probabilities,
                                unclassified, leaf, path))
     return out

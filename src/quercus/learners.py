@@ -53,7 +53,7 @@ class Settings:
     reduced_error_pruning: bool = False  # C4.5: J48's -R, with n_folds (-N) and seed (-Q)
     n_folds: int = 3
     seed: int = 1
-    lookahead: bool = False
+    lookahead: bool | str = False  # interval: False, True or "listing"
     progress: object = None  # called with the share of the work done (rows settled in leaves)
     splitter: str = "exact"  # CART: "exact", "random" or "hist"
     max_bins: int = 255
@@ -133,10 +133,10 @@ def _rows_of(X, rows):
     return X if rows is None else np.asfortranarray(X[rows])
 
 
-def fit_c45(X, y, sample_weight, schema, n_classes: int, settings: Settings) -> Tree:
-    """C4.5 release 8 as Weka's J48: grow, collapse, then pessimistic pruning."""
-    if settings.reduced_error_pruning:
-        return fit_c45_reduced_error(X, y, sample_weight, schema, n_classes, settings)
+def grow_c45_collapsed(X, y, sample_weight, schema, n_classes: int, settings: Settings):
+    """C4.5's grown and collapsed tree, before pessimistic pruning: returns the node store
+    and what ``prune_c45`` needs (the growing rows, column-major, their labels, and the
+    attribute info). ``pruning.c45_cv`` prunes one grown tree at several confidences."""
     known = y >= 0
     info = _c45_attributes(X, schema, n_classes, settings, sample_weight[known])
     X = np.asfortranarray(X, dtype=np.float64)  # column-major: kernels read one feature
@@ -144,11 +144,25 @@ def fit_c45(X, y, sample_weight, schema, n_classes: int, settings: Settings) -> 
     X_grow = _rows_of(X, grow)
     nodes = _grow_c45(X, X_grow, grow, y, sample_weight, info, settings)
     pessimistic.collapse(nodes)
-    if settings.pruning:
-        pessimistic.prune(nodes, X_grow, y[slice(None) if grow is None else grow],
-                          info.n_values, n_classes, settings.confidence,
-                          settings.subtree_raising)
+    return nodes, X_grow, y[slice(None) if grow is None else grow], info
+
+
+def prune_c45(grown, n_classes: int, confidence: float, subtree_raising: bool) -> Tree:
+    """Pessimistic pruning of ``grow_c45_collapsed``'s result (in place), as a flat Tree."""
+    nodes, X_grow, y_grow, info = grown
+    pessimistic.prune(nodes, X_grow, y_grow, info.n_values, n_classes, confidence,
+                      subtree_raising)
     return store_to_tree(nodes, n_classes, info.n_values)
+
+
+def fit_c45(X, y, sample_weight, schema, n_classes: int, settings: Settings) -> Tree:
+    """C4.5 release 8 as Weka's J48: grow, collapse, then pessimistic pruning."""
+    if settings.reduced_error_pruning:
+        return fit_c45_reduced_error(X, y, sample_weight, schema, n_classes, settings)
+    grown = grow_c45_collapsed(X, y, sample_weight, schema, n_classes, settings)
+    if settings.pruning:
+        return prune_c45(grown, n_classes, settings.confidence, settings.subtree_raising)
+    return store_to_tree(grown[0], n_classes, grown[3].n_values)
 
 
 def fit_c45_reduced_error(X, y, sample_weight, schema, n_classes: int,

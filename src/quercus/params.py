@@ -200,3 +200,37 @@ def resolve_optimal_options(model, max_depth: int, min_samples_leaf: int):
         missing=check_choice("missing", model.missing, ["learn", "false"]),
         time_limit=time_limit,
         max_gap=check_non_negative("max_gap", model.max_gap))
+
+
+# the values ``prune`` takes, by algorithm (None everywhere: no pruning by cross-validation)
+PRUNE_CHOICES = {"c45": ("cv",), "rpart": ("min", "1se")}
+
+
+def check_prune(prune, algorithm: str, pruning, reduced_error_pruning, confidence) -> None:
+    """``prune`` is None or one of the algorithm's choices; "cv" (C4.5) needs J48's
+    pessimistic pruning with the default confidence, which it replaces."""
+    if prune is None:
+        return
+    choices = PRUNE_CHOICES.get(algorithm)
+    if choices is None:
+        raise ValueError(f"prune={prune!r} is not available for algorithm={algorithm!r}")
+    if not isinstance(prune, str) or prune not in choices:
+        expected = " or ".join(repr(c) for c in (None, *choices))
+        raise ValueError(f"prune must be {expected} for algorithm={algorithm!r}; got "
+                         f"{prune!r}")
+    if algorithm != "c45":
+        return
+    if not pruning or reduced_error_pruning:
+        raise ValueError("prune='cv' chooses the confidence of pessimistic pruning; it needs "
+                         "pruning=True and reduced_error_pruning=False")
+    if confidence != 0.25:
+        raise ValueError("prune='cv' chooses the confidence itself; leave confidence at 0.25")
+
+
+def resolve_lookahead(value) -> bool | str:
+    """``lookahead`` as the class-interval grower takes it: a bool, or "listing"."""
+    if isinstance(value, str):
+        if value != "listing":
+            _fail("lookahead", "False, True or 'listing'", value)
+        return "listing"
+    return bool(value)

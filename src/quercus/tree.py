@@ -58,6 +58,20 @@ def _as_float_rows(X) -> np.ndarray:
     return np.ascontiguousarray(X, dtype=dtype)
 
 
+def most_probable(proba: np.ndarray, tie_rtol: float = 0.0) -> np.ndarray:
+    """Per row, the column of the largest probability, or -1 where the row is all zero.
+
+    Ties go to the first column; with ``tie_rtol`` > 0, every column whose probability is
+    at least ``(1 - tie_rtol)`` times the largest counts as tied (two probabilities that are
+    equal in exact arithmetic but summed in different orders can differ in the last bits).
+    """
+    best = np.argmax(proba, axis=1)
+    if tie_rtol > 0.0 and proba.shape[0]:
+        top = proba[np.arange(proba.shape[0]), best]
+        best = np.argmax(proba >= (top * (1.0 - tie_rtol))[:, None], axis=1)
+    return np.where(proba.sum(axis=1) > 0, best, -1)
+
+
 @dataclass
 class Tree:
     """A fitted tree: one entry per node in each array, node 0 the root, pre-order ids."""
@@ -317,17 +331,16 @@ class Tree:
         """Whether some node sends missing values down every branch (C4.5)."""
         return bool(np.any(self.missing_branch[self.kind != LEAF] == WEIGHTED))
 
-    def predict_codes(self, X: np.ndarray) -> np.ndarray:
+    def predict_codes(self, X: np.ndarray, tie_rtol: float = 0.0) -> np.ndarray:
         """Class code of every row: the most probable class (ties: the first), or -1 where
         every class has probability 0 (a leaf without training weight, an unclassified row
-        of a class-interval tree)."""
+        of a class-interval tree). With ``tie_rtol`` > 0, a class within that relative
+        distance of the largest probability counts as tied (``most_probable``)."""
         if self.node_class is not None:
             return self._leaf_lookup(X, self.node_class.astype(np.int64))
         if self.has_weighted_missing:
-            proba = self.predict_proba(X)
-            return np.where(proba.sum(axis=1) > 0, np.argmax(proba, axis=1), -1)
-        proba = self.node_probabilities()
-        return self._leaf_lookup(X, np.where(proba.sum(axis=1) > 0, np.argmax(proba, axis=1), -1))
+            return most_probable(self.predict_proba(X), tie_rtol)
+        return self._leaf_lookup(X, most_probable(self.node_probabilities(), tie_rtol))
 
     def decision_path(self, X):
         """Nodes visited by every row as a scipy CSR indicator matrix (scikit-learn's

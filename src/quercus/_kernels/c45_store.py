@@ -287,3 +287,26 @@ def attach(nodes, task_nodes, origin):
             first_child[target] = len(children)
             for j in range(t_n_branches[local]):
                 children.append(new_id[t_children[t_first_child[local] + j]])
+
+
+@njit(cache=True)
+def copy_store(nodes):
+    """A copy of the store that pruning can change without touching ``nodes``: new lists
+    holding the same row, weight and table arrays (pruning replaces those arrays, never
+    writes into them), so trees pruned at several confidence factors share one grown tree."""
+    out = new_store()
+    for i in range(len(nodes[0])):
+        out[0].append(nodes[0][i])
+        out[1].append(nodes[1][i])
+        out[2].append(nodes[2][i])
+        out[3].append(nodes[3][i])
+        out[4].append(nodes[4][i])
+        out[5].append(nodes[5][i])
+        out[7].append(nodes[7][i])
+        out[8].append(nodes[8][i])
+        out[9].append(nodes[9][i])
+        out[10].append(nodes[10][i])
+        out[11].append(nodes[11][i])
+    for i in range(len(nodes[6])):
+        out[6].append(nodes[6][i])
+    return out

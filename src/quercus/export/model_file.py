@@ -24,6 +24,7 @@ from .atomic import write_atomically
 from .interval_xml import read_xml
 from .model_checks import check_tree
 from .model_writer import (
+    C45_CV,
     ESTIMATOR,
     FORMAT,
     FORMAT_VERSION,
@@ -145,7 +146,31 @@ def model_from_dict(document, path="<model>"):
         raise ModelFileError(f"{path} has a bad 'has_feature_names' entry (not true or false)")
     model = _fitted(model, tree, schema, document["has_feature_names"])
     read_rpart_entries(model, document, path)
+    if C45_CV in document:
+        _set_c45_cv(model, document[C45_CV], path)
     return model
+
+
+def _set_c45_cv(model, entry, path) -> None:
+    """Restore ``best_params_`` and ``cv_results_`` of a C4.5 fitted with ``prune="cv"``."""
+    import pandas as pd
+
+    try:
+        best = dict(entry["best_params"])
+        confidence, leaf = best["confidence"], best["min_samples_leaf"]
+        if not (isinstance(confidence, float) and 0.0 < confidence < 1.0):
+            raise ValueError(f"confidence {confidence!r} is not in (0, 1)")
+        if type(leaf) is not int or leaf < 1:
+            raise ValueError(f"min_samples_leaf {leaf!r} is not an int >= 1")
+        columns = dict(entry["cv_results"])
+        if not all(isinstance(v, list) for v in columns.values()):
+            raise ValueError("a cv_results column is not a list")
+        table = pd.DataFrame(columns)
+    except (KeyError, TypeError, ValueError) as error:
+        raise ModelFileError(f"{path} has a bad {C45_CV!r} entry: {one_line(error)}") \
+            from error
+    model.best_params_ = {"confidence": confidence, "min_samples_leaf": leaf}
+    model.cv_results_ = table
 
 
 def load_xml(path) -> DecisionTreeClassifier:

@@ -82,7 +82,7 @@ def model_to_dict(model) -> dict:
         if isinstance(values, list):
             tree_dict[name] = _floats_to_json(values)
     params = {name: _param_to_json(name, value) for name, value in model.get_params().items()}
-    return {
+    document = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "quercus_version": quercus_version(),
@@ -93,6 +93,22 @@ def model_to_dict(model) -> dict:
         "tree": tree_dict,
         **rpart_entries(model),  # cp table, rpart's importance: only when the model has them
     }
+    if getattr(model, "best_params_", None) is not None:
+        document[C45_CV] = c45_cv_to_json(model)
+    return document
+
+
+#: The optional entry of a C4.5 model fitted with ``prune="cv"``: the chosen settings and
+#: the table of the search. Readers that predate it ignore it (the tree alone predicts).
+C45_CV = "c45_cv"
+
+
+def c45_cv_to_json(model) -> dict:
+    """``best_params_`` and ``cv_results_`` (column by column) as JSON data."""
+    table = model.cv_results_
+    return {"best_params": {"confidence": float(model.best_params_["confidence"]),
+                            "min_samples_leaf": int(model.best_params_["min_samples_leaf"])},
+            "cv_results": {str(name): table[name].tolist() for name in table.columns}}
 
 
 def save_model(model, path) -> None:

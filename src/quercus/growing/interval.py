@@ -10,6 +10,8 @@ The lowest score wins; ties go to the first candidate in the seed's loop order (
 outer, features inner). The seed's listings divide integers (always 0 in C#) and, in the
 look-ahead version, carry a candidate's subtree scores over to the next candidate; Quercus
 divides as real numbers and resets the scores, as the text means (docs/interval.md).
+``lookahead="listing"`` searches as the listing computes instead: integer shares, the
+entropy variant's reused share, and the carried scores.
 """
 
 from __future__ import annotations
@@ -44,11 +46,12 @@ class IntervalNode:
         return self.cls >= 0 and self.score == 0.0
 
 
-def candidate_scores(X, y, weights, rows, n_classes, criterion):
+def candidate_scores(X, y, weights, rows, n_classes, criterion, listing=False):
     """Scores of every (class, feature) candidate at a node, with their intervals.
 
     Returns (scores, lows, highs), each (n_classes, n_features); USELESS where the class is
-    absent or the interval leaves no other row outside.
+    absent or the interval leaves no other row outside. ``listing``: the scores the seed's
+    ``CalcGini`` computes (``_listing_scores``).
     """
     values = X[rows]
     labels = y[rows]
@@ -81,10 +84,40 @@ def candidate_scores(X, y, weights, rows, n_classes, criterion):
             with np.errstate(divide="ignore", invalid="ignore"):
                 terms = np.where(shares > 0, -shares * np.log2(shares), 0.0)
             score = terms.sum(axis=0)
+        if listing:
+            score = _listing_scores(criterion, score, n_c == n, shares, outside, labels, c)
         valid = useful & ~np.isnan(low)
         scores[c] = np.where(valid, score, USELESS)
         lows[c], highs[c] = low, high
     return scores, lows, highs
+
+
+def _listing_scores(criterion, score, pure, shares, outside, labels, c):
+    """The listing's ``CalcGini`` for one class c, per feature.
+
+    Gini: ``iClassCount / values.Count`` divides integers, so every share is 0 unless it
+    is the whole node: 0 for a pure node, else 1. Entropy: the loop over the other-class
+    slots (one per class of the data but c, filled in the order the classes first appear
+    outside, in row order) reuses the previous share ``p`` for an empty slot, so every
+    empty slot subtracts ``p log2 p`` of the class that appeared last once more.
+    """
+    if criterion == "gini":
+        return np.where(pure, 0.0, 1.0) + np.zeros_like(score)
+    others = [k for k in range(shares.shape[0] - 1) if k != c]
+    if not others:
+        return score
+    n_rows = outside.shape[0]
+    first = np.full((len(others), outside.shape[1]), -1)  # first outside row, per class
+    for i, k in enumerate(others):
+        hit = outside & (labels == k)[:, None]
+        first[i] = np.where(hit.any(axis=0), np.argmax(hit, axis=0), n_rows)
+    filled = first < n_rows
+    last = np.argmax(np.where(filled, first, -1), axis=0)  # class slot filled last
+    p = shares[1 + np.asarray(others)][last, np.arange(outside.shape[1])]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        term = np.where(p > 0, -p * np.log2(p), 0.0)
+    empty_slots = len(others) - filled.sum(axis=0)
+    return score + np.where(filled.any(axis=0), empty_slots * term, 0.0)
 
 
 def _inside(X, rows, feature, low, high) -> np.ndarray:
@@ -97,15 +130,20 @@ class IntervalGrower:
 
     def __init__(self, X, y, weights, n_classes, criterion="gini", max_depth=None,
                  lookahead=False, progress=None):
-        """``progress``, if given, is called with a share of the work done, never
-        decreasing, ending with 1.0: greedy, the share of the rows that have reached their
-        leaf; look-ahead, the share of the root's candidates searched."""
+        """``lookahead``: False (greedy), True (look-ahead on the text's scores) or
+        "listing" (look-ahead as the seed's listing computes it: its ``CalcGini`` scores,
+        and subtree scores carried from one candidate to the next). ``progress``, if given,
+        is called with a share of the work done, never decreasing, ending with 1.0: greedy,
+        the share of the rows that have reached their leaf; look-ahead, the share of the
+        root's candidates searched."""
         self.X, self.y, self.weights = X, y, weights
         self.progress = progress
         self.n_classes, self.criterion = n_classes, criterion
         self.max_depth = max_depth
-        self.lookahead = lookahead
+        self.lookahead = bool(lookahead)
+        self.listing = isinstance(lookahead, str) and lookahead == "listing"
         self._memo: dict = {}
+        self._score_memo: dict = {}  # look-ahead: candidate scores by rows (any depth)
 
     def _node(self, rows) -> IntervalNode:
         counts = np.bincount(self.y[rows], weights=self.weights[rows],
@@ -168,8 +206,11 @@ class IntervalGrower:
             node.total = 0.0 if np.count_nonzero(node.counts) == 1 else USELESS
             self._memo[key] = node
             return node
-        scores, lows, highs = candidate_scores(self.X, self.y, self.weights, rows,
-                                               self.n_classes, self.criterion)
+        scores, lows, highs = self._scores(rows, key[0])
+        if self.listing:
+            best = self._best_as_listed(node, scores, lows, highs, depth)
+            self._memo[key] = best
+            return best
         n = node.counts.sum()
         best_total, best = USELESS, None
         for flat in range(scores.size):  # the seed's loop order: classes, then features
@@ -194,6 +235,47 @@ class IntervalGrower:
             node.total = USELESS
             best = node
         self._memo[key] = best
+        return best
+
+
+    def _scores(self, rows, rows_key: bytes):
+        """``candidate_scores`` of these rows, computed once whatever the depth."""
+        if rows_key not in self._score_memo:
+            self._score_memo[rows_key] = candidate_scores(
+                self.X, self.y, self.weights, rows, self.n_classes, self.criterion,
+                self.listing)
+        return self._score_memo[rows_key]
+
+    def _best_as_listed(self, node, scores, lows, highs, depth) -> IntervalNode:
+        """The listing's candidate loop: a candidate is explored when its own score is
+        above 0 and below the best total so far; every candidate's total is its own score
+        plus ``(localGiniL + localGiniR) / n``, which keep the last explored candidate's
+        weighted subtree totals (a candidate not explored inherits them); the loop ends
+        once the best total is 0."""
+        n = node.counts.sum()
+        best_total, best = USELESS, None
+        carried = 0.0  # the listing's (localGiniL + localGiniR) / values.Count
+        for flat in range(scores.size):  # classes, then features
+            score = float(scores.flat[flat])
+            children = []
+            if 0.0 < score < best_total:
+                c, f = np.unravel_index(flat, scores.shape)
+                inside = _inside(self.X, node.rows, f, lows[c, f], highs[c, f])
+                children = [self._best(node.rows[inside], depth + 1),
+                            self._best(node.rows[~inside], depth + 1)]
+                carried = sum(ch.total * ch.counts.sum() for ch in children) / n
+            if score + carried < best_total and score < USELESS:
+                best_total = score + carried
+                best = self._node(node.rows)
+                self._take(best, scores, lows, highs, flat)
+                best.children, best.total = children, best_total
+            if depth == 0 and self.progress is not None:
+                self.progress((flat + 1) / scores.size)
+            if best_total == 0.0:
+                break
+        if best is None:
+            node.total = USELESS
+            best = node
         return best
 
 
