@@ -125,6 +125,23 @@ time_limit, max_gap
         side or always to the ``"false"`` side; ``time_limit`` seconds (None: until
         proven), returning the best tree found; stop once within ``max_gap`` of the
         lower bound.
+    xval : int or array-like of int, default=10
+        CART with ``prune``: the number of stratified cross-validation folds (drawn with
+        ``random_state``), or the fold id 1..K of every row of X.
+    priors : array-like of float or None, default=None
+        CART: class probabilities in ``classes_`` order, positive, summing to 1 (None: the
+        observed class shares). Splits weigh the rows of class i by ``priors[i]`` over its
+        observed share (with a loss, by the altered priors); ``predict_proba`` gives the
+        prior-adjusted probabilities. Not with ``class_weight`` (docs/cart.md).
+    loss : array-like of shape (n_classes, n_classes) or None, default=None
+        CART: the cost of predicting class j (column) for a row of class i (row), in
+        ``classes_`` order, non-negative with a zero diagonal; a node predicts its class of
+        least expected loss. Not with ``class_weight``.
+    prune : {None, "min", "1se"}, default=None
+        CART: prune by ``xval``-fold cross-validation of the misclassification risk (the
+        loss, under the priors), as rpart's cp table: ``"min"`` keeps the subtree of least
+        cross-validated risk, ``"1se"`` the smallest one within one standard error of it.
+        Not with ``ccp_alpha``.
 
     Attributes
     ----------
@@ -143,6 +160,13 @@ time_limit, max_gap
         Optimal trees only: the tree's errors (+ penalty) on the training rows, a proven
         lower bound on the optimum, their difference, and whether the tree is proven
         optimal; the number of subproblems searched and answered from the cache.
+    cp_table_ : pandas.DataFrame
+        CART with ``prune``: the cp table (``CP``, ``nsplit``, ``rel_error``, ``xerror``,
+        ``xstd``; risks relative to the root's), one row per subtree of the risk-based
+        pruning sequence, largest ``CP`` (the root alone) first.
+    chosen_cp_ : float
+        CART with ``prune``: the ``CP`` of the row chosen; the tree keeps the splits of
+        larger complexity.
     """
 
     _estimator_type = "classifier"
@@ -156,7 +180,8 @@ time_limit, max_gap
                  binary_categorical_splits=False, reduced_error_pruning=False, n_folds=3,
                  random_state=1, max_features=None, monotonic_cst=None, max_splits=None,
                  split_penalty=0.0, numeric="exact", categorical="subset",
-                 max_subset_categories=8, missing="learn", time_limit=None, max_gap=0.0):
+                 max_subset_categories=8, missing="learn", time_limit=None, max_gap=0.0,
+                 xval=10, priors=None, loss=None, prune=None):
         self.algorithm = algorithm
         self.criterion = criterion
         self.max_depth = max_depth
@@ -190,6 +215,10 @@ time_limit, max_gap
         self.missing = missing
         self.time_limit = time_limit
         self.max_gap = max_gap
+        self.xval = xval
+        self.priors = priors
+        self.loss = loss
+        self.prune = prune
 
     # -- scikit-learn protocol -------------------------------------------------------------
     @classmethod
@@ -238,12 +267,14 @@ time_limit, max_gap
         criterion = DEFAULT_CRITERION[self.algorithm] if self.criterion is None else self.criterion
         P.check_choice("criterion", criterion, CRITERIA[self.algorithm])
         if _is_dask(X) or _is_dask(y):  # a cluster fit (quercus.dask; docs/distributed.md)
+            self._refuse_costs("a Dask fit")
             from . import dask as qdask
 
             return qdask.fit(self, X, y, sample_weight, progress=progress)
         X = V.check_features(X, fitting=True)
         y = V.check_target(y, type(self).__name__)
         if n_outputs_of(y, self.class_weight) > 1:
+            self._refuse_costs("a multi-output fit")
             return fit_multi_output(self, X, y, sample_weight)
         schema = infer_schema(X, y, categorical_features=self.categorical_features)
         X_encoded = schema.encode(X)
@@ -267,17 +298,66 @@ time_limit, max_gap
                                   criterion, schema)
         settings.monotonic_cst = self._monotonic_cst(schema, X_encoded)
         settings.progress = progress
+        self._pruning_settings(settings, y_codes, weights, schema)
         if self.algorithm == "optimal":
             settings.optimal = P.resolve_optimal_options(self, settings.rules.max_depth,
                                                          settings.rules.min_samples_leaf)
         self.tree_ = LEARNERS[self.algorithm](X_encoded, y_codes, weights, schema, n_classes,
                                               settings)
         self._set_fitted(schema, _has_names(X))
+        self._set_pruning_result(settings.pruning_result)
         if settings.result is not None:
             self._set_optimal_result(settings.result)
         if progress is not None and self.algorithm == "optimal":
             progress(1.0)
         return self
+
+    def _refuse_costs(self, what: str) -> None:
+        """Refuse ``prune``, ``priors`` and ``loss`` where they are not supported."""
+        for name in ("prune", "priors", "loss"):
+            if getattr(self, name) is not None:
+                raise ValueError(f"{name} is not supported by {what}; leave {name}=None")
+
+    def _pruning_settings(self, settings: Settings, y_codes: np.ndarray, weights: np.ndarray,
+                          schema: Schema) -> None:
+        """Priors, loss and ``prune`` (CART; pruning.cv_prune), checked and resolved into
+        ``settings``; nothing changes when all three are None."""
+        prune = P.check_prune(self.algorithm, self.prune)
+        costs = self.priors is not None or self.loss is not None
+        if self.algorithm != "cart":
+            if costs:
+                raise ValueError(f"priors and loss are for algorithm='cart'; "
+                                 f"algorithm={self.algorithm!r} takes neither")
+            return
+        if not costs and prune is None:
+            return
+        if costs and self.class_weight is not None:
+            raise ValueError("class_weight cannot be combined with priors or loss (both "
+                             "reweight the classes); give priors instead")
+        if prune is not None and settings.ccp_alpha > 0:
+            raise ValueError("ccp_alpha cannot be combined with prune (both choose the "
+                             "pruning); leave ccp_alpha=0")
+        from .class_costs import resolve_class_costs
+        from .pruning.cv_prune import resolve_folds
+
+        known = y_codes >= 0
+        classes = schema.decode_labels(np.arange(len(schema.classes)))
+        settings.class_costs = resolve_class_costs(self.priors, self.loss, y_codes[known],
+                                                   weights[known], list(classes))
+        if prune is not None:
+            settings.prune = prune
+            settings.folds = resolve_folds(self.xval, y_codes,
+                                           P.check_random_state(self.random_state))
+
+    def _set_pruning_result(self, result) -> None:
+        """``cp_table_`` and ``chosen_cp_`` of a CART fit with ``prune`` (else removed)."""
+        if result is None:
+            for name in ("cp_table_", "chosen_cp_"):
+                if name in self.__dict__:
+                    delattr(self, name)
+            return
+        self.cp_table_ = result.table
+        self.chosen_cp_ = float(result.table["CP"].iloc[result.row])
 
     def _set_optimal_result(self, result) -> None:
         """The optimal learner's objective, bound and search statistics."""
@@ -299,6 +379,7 @@ time_limit, max_gap
         """
         if self.algorithm != "cart" or self.splitter not in ("hist", "auto"):
             raise ValueError("fit_binned needs algorithm='cart' and splitter='hist'")
+        self._refuse_costs("fit_binned (rows binned as a file is read)")
         criterion = DEFAULT_CRITERION["cart"] if self.criterion is None else self.criterion
         P.check_choice("criterion", criterion, CRITERIA["cart"])
         y_codes = np.ascontiguousarray(y_codes, dtype=np.int32)

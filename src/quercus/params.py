@@ -23,6 +23,24 @@ def check_choice(name: str, value, choices) -> str:
     return value
 
 
+#: the ``prune`` rules each learner offers (None, the default, is always allowed)
+PRUNE_CHOICES = {"cart": ("min", "1se")}
+
+
+def check_prune(algorithm: str, value) -> str | None:
+    """``prune`` for a learner: None, or one of its rules (``PRUNE_CHOICES``)."""
+    if value is None:
+        return None
+    choices = PRUNE_CHOICES.get(algorithm, ())
+    if isinstance(value, str) and value in choices:
+        return value
+    if not choices:
+        raise ValueError(f"prune={value!r} is not available with algorithm={algorithm!r} "
+                         f"(leave prune=None)")
+    _fail("prune", f"None or one of {', '.join(repr(c) for c in choices)} for "
+                   f"algorithm={algorithm!r}", value)
+
+
 def resolve_count(name: str, value, n_rows: int, *, minimum: int) -> int:
     """An int >= minimum, or a float fraction of n_rows (rounded up)."""
     expected = f"an int in the range [{minimum}, inf) or a float in the range (0.0, 1.0]"
