@@ -165,3 +165,56 @@ def test_bad_parameters_get_one_line_errors(params, message):
     with pytest.raises(ValueError, match=message) as caught:
         DecisionTreeClassifier(**params).fit(X, y)
     assert "\n" not in str(caught.value)
+
+
+def test_model_file_keeps_parameters_and_cp_table(tmp_path):
+    from quercus import ModelFileError, load_model
+
+    rng = np.random.RandomState(4)
+    X = pd.DataFrame(rng.normal(size=(200, 3)), columns=["a", "b", "c"])
+    y = np.where(X["a"] + rng.normal(size=200) > 0, "yes", "no")
+    model = DecisionTreeClassifier(prune="1se", xval=5, priors=[0.4, 0.6],
+                                   loss=[[0, 1], [3, 0]]).fit(X, y)
+    path = tmp_path / "m.json"
+    model.save(path)
+    loaded = load_model(path)
+    pd.testing.assert_frame_equal(loaded.cp_table_, model.cp_table_)
+    assert loaded.chosen_cp_ == model.chosen_cp_ and loaded.prune == "1se"
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    plain = DecisionTreeClassifier().fit(X, y)
+    plain.save(tmp_path / "plain.json")
+    assert "cp_table" not in (tmp_path / "plain.json").read_text()
+    broken = path.read_text().replace('"chosen_cp"', '"chosen"')
+    (tmp_path / "bad.json").write_text(broken)
+    with pytest.raises(ModelFileError, match="bad 'cp_table' entry"):
+        load_model(tmp_path / "bad.json")
+
+
+def test_cli_prune_priors_loss(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    arff = Path(__file__).parent / "data" / "arff" / "credit-g.arff"
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "quercus", "train", str(arff),
+                               "--target", "class", "--out", str(tmp_path / "m.json"),
+                               *args], check=False, capture_output=True, text=True)
+
+    done = run("--prune", "1se", "--priors", "0.6,0.4", "--loss", "0,1;5,0", "--xval", "5")
+    assert done.returncode == 0, done.stderr
+    assert "Pruned by 5-fold cross-validation (1-SE rule): cp " in done.stdout
+    shown = subprocess.run([sys.executable, "-m", "quercus", "show", str(tmp_path / "m.json")],
+                           check=False, capture_output=True, text=True)
+    assert "Pruned by 5-fold cross-validation" in shown.stdout
+    (tmp_path / "loss.txt").write_text("0 1\n5 0\n")
+    assert run("--loss", str(tmp_path / "loss.txt")).returncode == 0
+    for args, message in [(("--prune", "best"), "prune must be None or one of"),
+                          (("--loss", "0,1;1"), "argument --loss: loss must be a square"),
+                          (("--priors", "a,b"), "argument --priors: priors must be numbers"),
+                          (("--priors", "0.5,0.5,0"), "priors must be 2 numbers")]:
+        failed = run(*args)
+        assert failed.returncode == 2 and message in failed.stderr, failed.stderr
+        assert failed.stderr.count("\n") == 1 and "Traceback" not in failed.stderr

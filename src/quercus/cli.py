@@ -98,7 +98,39 @@ def _estimator(args: argparse.Namespace) -> DecisionTreeClassifier:
         binary_categorical_splits=args.binary_splits,
         reduced_error_pruning=args.reduced_error_pruning, n_folds=args.folds,
         random_state=args.seed_folds, splitter=args.splitter, max_bins=args.max_bins,
+        prune=args.prune, xval=args.xval, priors=args.priors, loss=args.loss,
         **_optimal_options(args))
+
+
+def _numbers(text: str, what: str) -> list[float]:
+    try:
+        return [float(v) for v in text.replace(",", " ").split()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{what} must be numbers separated by commas; "
+                                         f"got {text!r}") from None
+
+
+def _priors(text: str) -> list[float]:
+    """``--priors 0.3,0.7``: one probability per class, in the order of the class labels."""
+    values = _numbers(text, "priors")
+    if not values:
+        raise argparse.ArgumentTypeError("give one probability per class, e.g. 0.3,0.7")
+    return values
+
+
+def _loss(text: str) -> list[list[float]]:
+    """``--loss "0,5;1,0"`` (rows ``;``-separated) or a file with one row per line."""
+    if os.path.isfile(text):
+        try:
+            with open(text, encoding="utf-8") as handle:
+                text = ";".join(line for line in handle.read().splitlines() if line.strip())
+        except (OSError, UnicodeDecodeError) as error:
+            raise argparse.ArgumentTypeError(f"cannot read {text}: {error}") from None
+    rows = [_numbers(row, "loss rows") for row in text.split(";") if row.strip()]
+    if not rows or any(len(row) != len(rows) for row in rows):
+        raise argparse.ArgumentTypeError(f"loss must be a square matrix, rows separated by "
+                                         f"';' (e.g. \"0,5;1,0\"); got {text!r}")
+    return rows
 
 
 def _optimal_options(args: argparse.Namespace) -> dict:
@@ -137,6 +169,8 @@ def _streams(args: argparse.Namespace) -> bool:
     """Whether ``train`` reads DATA in chunks, binning as it reads: with ``--stream``, or
     for CART with histograms on a CSV file of at least STREAM_MIN_BYTES."""
     cart_on_csv = args.algorithm == "cart" and data_format(args.data) == "csv"
+    if args.stream is None and (args.prune or args.priors or args.loss):
+        return False  # cross-validation and class costs need the rows in memory
     if args.stream is None:  # a compressed file streams only when asked
         return (cart_on_csv and args.splitter in ("hist", "auto")
                 and compression_of(args.data) is None
@@ -260,6 +294,10 @@ def cmd_train(args: argparse.Namespace) -> int:
     print(f"Training accuracy: {model.score(data.X, data.y):.4f}")
     if model.algorithm == "optimal":
         print(_optimal_summary(model))
+    if hasattr(model, "chosen_cp_"):
+        from .pruning.cv_prune import pruning_note
+
+        print(pruning_note(model))
     print(f"Fit time: {seconds:.3f} s")
     print(f"Model written to {args.out}")
     return 0
@@ -427,6 +465,22 @@ def _learner_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--reduced-error-pruning", action="store_true",
                        help="C4.5: prune on a held-out fold instead of by pessimistic error "
                             "(J48's -R)")
+    pruning = parser.add_argument_group("CART pruning by cross-validation, priors and loss "
+                                        "(docs/cart.md)")
+    pruning.add_argument("--prune", default=None, metavar="RULE",
+                         help="prune by cross-validating the misclassification risk: min "
+                              "(least CV error) or 1se (smallest tree within one standard "
+                              "error of it) (CART)")
+    pruning.add_argument("--xval", type=int, default=10, metavar="N",
+                         help="folds of --prune's stratified cross-validation, drawn with "
+                              "--seed-folds (default: 10)")
+    pruning.add_argument("--priors", type=_priors, default=None, metavar="P1,P2,...",
+                         help="class priors in the order of the class labels, summing to 1 "
+                              "(CART; default: the observed shares)")
+    pruning.add_argument("--loss", type=_loss, default=None, metavar="MATRIX",
+                         help="loss matrix, rows = true class, columns = predicted, in the "
+                              "order of the class labels: \"0,5;1,0\" or a file with one "
+                              "row per line (CART)")
     group.add_argument("--folds", type=int, default=3, metavar="N",
                        help="C4.5 with --reduced-error-pruning: number of folds, one held "
                             "out (J48's -N; default: 3)")

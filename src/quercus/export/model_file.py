@@ -141,7 +141,27 @@ def model_from_dict(document, path="<model>"):
             from error
     if not isinstance(document["has_feature_names"], bool):
         raise ModelFileError(f"{path} has a bad 'has_feature_names' entry (not true or false)")
-    return _fitted(model, tree, schema, document["has_feature_names"])
+    model = _fitted(model, tree, schema, document["has_feature_names"])
+    if "cp_table" in document:
+        _set_cp_table(model, document["cp_table"], path)
+    return model
+
+
+def _set_cp_table(model, entry, path) -> None:
+    """The optional cp table of a CART model pruned by cross-validation."""
+    from ..pruning.cp_table import CP_COLUMNS, make_cp_table
+
+    try:
+        rows = entry["rows"]
+        if list(entry["columns"]) != list(CP_COLUMNS) or not all(
+                isinstance(r, list) and len(r) == len(CP_COLUMNS) for r in rows):
+            raise ValueError("columns or rows do not fit")
+        columns = list(zip(*[[float(v) for v in r] for r in rows])) or [[]] * len(CP_COLUMNS)
+        model.cp_table_ = make_cp_table(*columns)
+        model.chosen_cp_ = float(entry["chosen_cp"])
+    except (KeyError, TypeError, ValueError) as error:
+        raise ModelFileError(f"{path} has a bad 'cp_table' entry: {one_line(error)}") \
+            from error
 
 
 def load_xml(path) -> DecisionTreeClassifier:

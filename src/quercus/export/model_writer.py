@@ -81,7 +81,7 @@ def model_to_dict(model) -> dict:
         if isinstance(values, list):
             tree_dict[name] = _floats_to_json(values)
     params = {name: _param_to_json(name, value) for name, value in model.get_params().items()}
-    return {
+    document = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "quercus_version": quercus_version(),
@@ -91,6 +91,13 @@ def model_to_dict(model) -> dict:
         "has_feature_names": hasattr(model, "feature_names_in_"),
         "tree": tree_dict,
     }
+    table = getattr(model, "cp_table_", None)
+    if table is not None:  # CART with prune: written only then, so other files are unchanged
+        document["cp_table"] = {"columns": [str(c) for c in table.columns],
+                                "rows": [_floats_to_json([float(v) for v in row])
+                                         for row in table.itertuples(index=False)],
+                                "chosen_cp": float(model.chosen_cp_)}
+    return document
 
 
 def save_model(model, path) -> None:

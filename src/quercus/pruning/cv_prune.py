@@ -28,7 +28,8 @@ from .cost_complexity import prune as prune_ccp
 from .cp_table import choose_row, make_cp_table
 from .risk_complexity import node_complexities, prune_at, risk_path
 
-__all__ = ["PruningResult", "fit_costed_cart", "resolve_folds", "stratified_folds"]
+__all__ = ["PruningResult", "fit_costed_cart", "pruning_note", "resolve_folds",
+           "stratified_folds"]
 
 
 @dataclass
@@ -177,3 +178,15 @@ def _add_fold_errors(sums: np.ndarray, tree: Tree, costs: ClassCosts, beta: np.n
     for i, amount in enumerate((weight * error, weight * error * error)):
         np.add.at(sums[i], start[live], amount[live])
         np.add.at(sums[i], stop[live], -amount[live])
+
+
+def pruning_note(model) -> str:
+    """One line on how a CART model was pruned by cross-validation (``prune``)."""
+    table = model.cp_table_
+    xval = model.xval
+    n_folds = xval if isinstance(xval, Integral) else int(np.max(np.asarray(xval)))
+    rule = {"min": "least CV error", "1se": "1-SE rule"}.get(model.prune, str(model.prune))
+    row = int(np.argmin(np.abs(table["CP"].to_numpy() - model.chosen_cp_)))
+    return (f"Pruned by {n_folds}-fold cross-validation ({rule}): cp {model.chosen_cp_:.4g}, "
+            f"{int(table['nsplit'][row])} of {int(table['nsplit'].iloc[-1])} splits, "
+            f"CV error {table['xerror'][row]:.4f} +- {table['xstd'][row]:.4f} (relative)")
