@@ -218,3 +218,16 @@ def test_cli_prune_priors_loss(tmp_path):
         failed = run(*args)
         assert failed.returncode == 2 and message in failed.stderr, failed.stderr
         assert failed.stderr.count("\n") == 1 and "Traceback" not in failed.stderr
+
+
+def test_one_class_and_unpruned_path():
+    X = np.random.RandomState(0).normal(size=(30, 2))
+    model = DecisionTreeClassifier(prune="1se").fit(X, ["a"] * 30)
+    assert model.get_n_leaves() == 1 and len(model.cp_table_) == 1
+    y = np.array(["a", "b"] * 15)
+    pruned = DecisionTreeClassifier(prune="1se", xval=3).fit(X, y)
+    path = pruned.cost_complexity_pruning_path(X, y)  # of the unpruned tree, on impurity
+    unpruned = DecisionTreeClassifier().fit(X, y)
+    expected = unpruned.cost_complexity_pruning_path(X, y)
+    np.testing.assert_array_equal(path.ccp_alphas, expected.ccp_alphas)
+    assert pruned.get_n_leaves() < unpruned.get_n_leaves()
