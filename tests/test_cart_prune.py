@@ -231,3 +231,19 @@ def test_one_class_and_unpruned_path():
     expected = unpruned.cost_complexity_pruning_path(X, y)
     np.testing.assert_array_equal(path.ccp_alphas, expected.ccp_alphas)
     assert pruned.get_n_leaves() < unpruned.get_n_leaves()
+
+
+def test_report_names_the_chosen_cp_and_unsupported_fits_refuse(tmp_path):
+    from quercus.report import write_report
+
+    rng = np.random.RandomState(5)
+    X = rng.normal(size=(120, 2))
+    y = (X[:, 0] + rng.normal(size=120) > 0).astype(int)
+    model = DecisionTreeClassifier(prune="min", xval=4).fit(X, y)
+    write_report(tmp_path / "r.html", model, title="t")
+    assert f"{model.chosen_cp_:.4g} (least CV error)" in (tmp_path / "r.html").read_text()
+    with pytest.raises(ValueError, match="prune is not supported by a multi-output fit"):
+        DecisionTreeClassifier(prune="1se").fit(X, np.c_[y, y])
+    with pytest.raises(ValueError, match="loss is not supported by fit_binned"):
+        DecisionTreeClassifier(splitter="hist", loss=[[0, 1], [1, 0]]).fit_binned(
+            None, y, None, None)
