@@ -485,8 +485,8 @@ def _learner_options(parser: argparse.ArgumentParser) -> None:
                        help="C4.5 with --reduced-error-pruning: number of folds, one held "
                             "out (J48's -N; default: 3)")
     group.add_argument("--seed-folds", type=int, default=1, metavar="S",
-                       help="C4.5 with --reduced-error-pruning: shuffling seed (J48's -Q; "
-                            "default: 1)")
+                       help="C4.5 with --reduced-error-pruning: shuffling seed (J48's -Q); "
+                            "CART: the seed of --prune's folds (default: 1)")
     group.add_argument("--splitter", choices=["exact", "hist", "auto"], default="exact",
                        help="CART: exact split search, or histograms of binned features "
                             "(much faster on large data); auto picks hist from 2,000,000 "
