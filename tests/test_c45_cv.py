@@ -134,7 +134,7 @@ def test_missing_labels_train_in_every_fold(credit):
 
 @pytest.mark.parametrize("params, message", [
     ({"algorithm": "c45", "prune": "1se"}, "prune must be None or 'cv' for algorithm='c45'"),
-    ({"algorithm": "cart", "prune": "cv"}, "prune='cv' is not available for algorithm='cart'"),
+    ({"algorithm": "cart", "prune": "cv"}, "prune must be None or 'min' or '1se' for algorithm='cart'; got 'cv'"),
     ({"algorithm": "c45", "prune": "cv", "pruning": False}, "needs pruning=True"),
     ({"algorithm": "c45", "prune": "cv", "reduced_error_pruning": True}, "needs pruning=True"),
     ({"algorithm": "c45", "prune": "cv", "confidence": 0.1}, "leave confidence at 0.25"),

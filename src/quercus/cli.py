@@ -100,7 +100,8 @@ def _estimator(args: argparse.Namespace) -> DecisionTreeClassifier:
         binary_categorical_splits=args.binary_splits,
         reduced_error_pruning=args.reduced_error_pruning, n_folds=args.folds,
         random_state=args.seed_folds, splitter=args.splitter, max_bins=args.max_bins,
-        prune=args.prune, **_optimal_options(args), **_rpart_options(args))
+        prune=args.prune, xval=args.xval, priors=args.priors, loss=args.loss,
+        **_optimal_options(args), **_rpart_options(args))
 
 
 def _rpart_options(args: argparse.Namespace) -> dict:
@@ -108,6 +109,37 @@ def _rpart_options(args: argparse.Namespace) -> dict:
     return {"cp": args.cp, "max_competitors": args.max_competitors,
             "max_surrogates": args.max_surrogates, "use_surrogates": args.use_surrogates,
             "surrogate_style": args.surrogate_style}
+
+
+def _numbers(text: str, what: str) -> list[float]:
+    try:
+        return [float(v) for v in text.replace(",", " ").split()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{what} must be numbers separated by commas; "
+                                         f"got {text!r}") from None
+
+
+def _priors(text: str) -> list[float]:
+    """``--priors 0.3,0.7``: one probability per class, in the order of the class labels."""
+    values = _numbers(text, "priors")
+    if not values:
+        raise argparse.ArgumentTypeError("give one probability per class, e.g. 0.3,0.7")
+    return values
+
+
+def _loss(text: str) -> list[list[float]]:
+    """``--loss "0,5;1,0"`` (rows ``;``-separated) or a file with one row per line."""
+    if os.path.isfile(text):
+        try:
+            with open(text, encoding="utf-8") as handle:
+                text = ";".join(line for line in handle.read().splitlines() if line.strip())
+        except (OSError, UnicodeDecodeError) as error:
+            raise argparse.ArgumentTypeError(f"cannot read {text}: {error}") from None
+    rows = [_numbers(row, "loss rows") for row in text.split(";") if row.strip()]
+    if not rows or any(len(row) != len(rows) for row in rows):
+        raise argparse.ArgumentTypeError(f"loss must be a square matrix, rows separated by "
+                                         f"';' (e.g. \"0,5;1,0\"); got {text!r}")
+    return rows
 
 
 def _optimal_options(args: argparse.Namespace) -> dict:
@@ -163,6 +195,8 @@ def _streams(args: argparse.Namespace) -> bool:
     """Whether ``train`` reads DATA in chunks, binning as it reads: with ``--stream``, or
     for CART with histograms on a CSV file of at least STREAM_MIN_BYTES."""
     cart_on_csv = args.algorithm == "cart" and data_format(args.data) == "csv"
+    if args.stream is None and (args.prune or args.priors or args.loss):
+        return False  # cross-validation and class costs need the rows in memory
     if args.stream is None:  # a compressed file streams only when asked
         return (cart_on_csv and args.splitter in ("hist", "auto")
                 and compression_of(args.data) is None
@@ -288,6 +322,10 @@ def cmd_train(args: argparse.Namespace) -> int:
         print(_optimal_summary(model))
     if getattr(model, "best_params_", None) is not None:
         print(_c45_cv_summary(model))
+    if hasattr(model, "chosen_cp_"):
+        from .pruning.cv_prune import pruning_note
+
+        print(pruning_note(model))
     print(f"Fit time: {seconds:.3f} s")
     print(f"Model written to {args.out}")
     return 0
@@ -445,10 +483,6 @@ def _learner_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--confidence", type=_confidence, default=0.25, metavar="X",
                        help="confidence factor of C4.5's pessimistic pruning, in (0, 1); "
                             "smaller prunes more (J48's -C; default: 0.25)")
-    group.add_argument("--prune", default=None, metavar="RULE",
-                       help="c45: 'cv' chooses the confidence factor and the leaf size "
-                            "(unless --min-samples-leaf is given) by 5-fold CV, folds drawn "
-                            "with --seed-folds (default: J48's tree)")
     group.add_argument("--no-pruning", dest="pruning", action="store_false",
                        help="C4.5: do not prune (J48's -U)")
     group.add_argument("--no-subtree-raising", dest="subtree_raising", action="store_false",
@@ -461,12 +495,31 @@ def _learner_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--reduced-error-pruning", action="store_true",
                        help="C4.5: prune on a held-out fold instead of by pessimistic error "
                             "(J48's -R)")
+    pruning = parser.add_argument_group("pruning by cross-validation, priors and loss "
+                                        "(docs/cart.md, docs/rpart.md, docs/c45.md)")
+    pruning.add_argument("--prune", default=None, metavar="RULE",
+                         help="cart and rpart: prune by cross-validating the "
+                              "misclassification risk: min (least CV error) or 1se (smallest "
+                              "tree within one standard error of it); c45: cv chooses the "
+                              "confidence factor and the leaf size (unless "
+                              "--min-samples-leaf is given) by 5-fold CV (folds drawn with "
+                              "--seed-folds)")
+    pruning.add_argument("--xval", type=int, default=10, metavar="N",
+                         help="cart and rpart: folds of the cross-validated cp table, drawn "
+                              "with --seed-folds; rpart: 0 for none (default: 10)")
+    pruning.add_argument("--priors", type=_priors, default=None, metavar="P1,P2,...",
+                         help="class priors in the order of the class labels, summing to 1 "
+                              "(cart and rpart; default: the observed shares)")
+    pruning.add_argument("--loss", type=_loss, default=None, metavar="MATRIX",
+                         help="loss matrix, rows = true class, columns = predicted, in the "
+                              "order of the class labels: \"0,5;1,0\" or a file with one "
+                              "row per line (cart and rpart)")
     group.add_argument("--folds", type=int, default=3, metavar="N",
                        help="C4.5 with --reduced-error-pruning: number of folds, one held "
                             "out (J48's -N; default: 3)")
     group.add_argument("--seed-folds", type=int, default=1, metavar="S",
-                       help="C4.5 with --reduced-error-pruning: shuffling seed (J48's -Q; "
-                            "default: 1)")
+                       help="C4.5 with --reduced-error-pruning: shuffling seed (J48's -Q); "
+                            "CART: the seed of --prune's folds (default: 1)")
     group.add_argument("--splitter", choices=["exact", "hist", "auto"], default="exact",
                        help="CART: exact split search, or histograms of binned features "
                             "(much faster on large data); auto picks hist from 2,000,000 "

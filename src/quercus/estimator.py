@@ -142,23 +142,30 @@ time_limit, max_gap
         rpart only (docs/rpart.md), as ``rpart.control``'s cp, maxcompete, maxsurrogate,
         usesurrogate (0: a row missing the split's feature stays at the node; 1: it tries
         the surrogate splits; 2: then follows the majority) and surrogatestyle.
-    xval : int or array of int, default=10
-        rpart and CART with ``prune``: folds of the cross-validated cp table (0: none), or
-        the fold id 1..K of every training row.
+    xval : int or array-like of int, default=10
+        rpart, and CART with ``prune``: the number of cross-validation folds (rpart: a
+        random permutation of fold ids, as R's rpart draws them; CART: stratified; both
+        drawn with ``random_state``; rpart: 0 for none), or the fold id 1..K of every row
+        of X.
     priors : array-like of float or None, default=None
-        rpart and CART: class probabilities in ``classes_`` order (None: the observed
-        shares).
+        rpart and CART: class probabilities in ``classes_`` order, positive, summing to 1
+        (None: the observed class shares). Splits weigh the rows of class i by
+        ``priors[i]`` over its observed share (with a loss, by the altered priors);
+        ``predict_proba`` gives the prior-adjusted probabilities. CART: not with
+        ``class_weight`` (docs/cart.md).
     loss : array-like of shape (n_classes, n_classes) or None, default=None
         rpart and CART: the cost of predicting class j (column) for a row of class i
-        (row), zero on the diagonal; a node predicts its class of least expected loss.
+        (row), in ``classes_`` order, non-negative with a zero diagonal; a node predicts
+        its class of least expected loss. CART: not with ``class_weight``.
     prune : {None, "min", "1se"} or "cv", default=None
-        rpart and CART: prune at the cp-table row of least cross-validated error
-        (``"min"``) or by the 1-SE rule (``"1se"``: the smallest tree within one standard
-        error of it). C4.5: ``"cv"`` chooses the confidence factor (and
-        ``min_samples_leaf`` when it is None) from a small grid by 5-fold stratified
+        rpart and CART: prune by ``xval``-fold cross-validation of the misclassification
+        risk (the loss, under the priors), as rpart's cp table: ``"min"`` keeps the subtree
+        of least cross-validated risk, ``"1se"`` the smallest one within one standard error
+        of it (CART: not with ``ccp_alpha``). C4.5: ``"cv"`` chooses the confidence factor
+        (and ``min_samples_leaf`` when it is None) from a small grid by 5-fold stratified
         cross-validation on the training rows (folds drawn with ``random_state``), then fits
         on all rows with the best setting (docs/c45.md). None: no pruning by
-        cross-validation (J48's tree with the given ``confidence``).
+        cross-validation.
 
     Attributes
     ----------
@@ -183,6 +190,13 @@ time_limit, max_gap
         Optimal trees only: the tree's errors (+ penalty) on the training rows, a proven
         lower bound on the optimum, their difference, and whether the tree is proven
         optimal; the number of subproblems searched and answered from the cache.
+    cp_table_ : pandas.DataFrame
+        CART with ``prune``: the cp table (``CP``, ``nsplit``, ``rel_error``, ``xerror``,
+        ``xstd``; risks relative to the root's), one row per subtree of the risk-based
+        pruning sequence, largest ``CP`` (the root alone) first.
+    chosen_cp_ : float
+        CART with ``prune``: the ``CP`` of the row chosen; the tree keeps the splits of
+        larger complexity.
     """
 
     _estimator_type = "classifier"
@@ -291,12 +305,14 @@ time_limit, max_gap
         P.check_prune(self.prune, self.algorithm, self.pruning, self.reduced_error_pruning,
                       self.confidence)
         if _is_dask(X) or _is_dask(y):  # a cluster fit (quercus.dask; docs/distributed.md)
+            self._refuse_costs("a Dask fit")
             from . import dask as qdask
 
             return qdask.fit(self, X, y, sample_weight, progress=progress)
         X = V.check_features(X, fitting=True)
         y = V.check_target(y, type(self).__name__)
         if n_outputs_of(y, self.class_weight) > 1:
+            self._refuse_costs("a multi-output fit")
             return fit_multi_output(self, X, y, sample_weight)
         schema = infer_schema(X, y, categorical_features=self.categorical_features)
         X_encoded = schema.encode(X)
@@ -325,6 +341,7 @@ time_limit, max_gap
                                   criterion, schema)
         settings.monotonic_cst = self._monotonic_cst(schema, X_encoded)
         settings.progress = progress
+        self._pruning_settings(settings, y_codes, weights, schema)
         if self.algorithm == "optimal":
             settings.optimal = P.resolve_optimal_options(self, settings.rules.max_depth,
                                                          settings.rules.min_samples_leaf)
@@ -336,6 +353,7 @@ time_limit, max_gap
         self.tree_ = LEARNERS[self.algorithm](X_encoded, y_codes, weights, schema, n_classes,
                                               settings)
         self._set_fitted(schema, _has_names(X))
+        self._set_pruning_result(settings.pruning_result)
         if settings.result is not None:
             self._set_optimal_result(settings.result)
         if progress is not None and self.algorithm == "optimal":
@@ -346,6 +364,54 @@ time_limit, max_gap
         for name in ("cv_results_", "best_params_"):
             if name in self.__dict__:
                 delattr(self, name)
+
+    def _refuse_costs(self, what: str) -> None:
+        """Refuse ``prune``, ``priors`` and ``loss`` where they are not supported."""
+        for name in ("prune", "priors", "loss"):
+            if getattr(self, name) is not None:
+                raise ValueError(f"{name} is not supported by {what}; leave {name}=None")
+
+    def _pruning_settings(self, settings: Settings, y_codes: np.ndarray, weights: np.ndarray,
+                          schema: Schema) -> None:
+        """Priors, loss and ``prune`` (CART; pruning.cv_prune), checked and resolved into
+        ``settings``; nothing changes when all three are None."""
+        prune = P.check_prune(self.prune, self.algorithm, self.pruning,
+                              self.reduced_error_pruning, self.confidence)
+        costs = self.priors is not None or self.loss is not None
+        if self.algorithm != "cart":
+            if costs:
+                raise ValueError(f"priors and loss are for algorithm='cart'; "
+                                 f"algorithm={self.algorithm!r} takes neither")
+            return
+        if not costs and prune is None:
+            return
+        if costs and self.class_weight is not None:
+            raise ValueError("class_weight cannot be combined with priors or loss (both "
+                             "reweight the classes); give priors instead")
+        if prune is not None and settings.ccp_alpha > 0:
+            raise ValueError("ccp_alpha cannot be combined with prune (both choose the "
+                             "pruning); leave ccp_alpha=0")
+        from .class_costs import resolve_class_costs
+        from .pruning.cv_prune import resolve_folds
+
+        known = y_codes >= 0
+        classes = schema.decode_labels(np.arange(len(schema.classes)))
+        settings.class_costs = resolve_class_costs(self.priors, self.loss, y_codes[known],
+                                                   weights[known], list(classes))
+        if prune is not None:
+            settings.prune = prune
+            settings.folds = resolve_folds(self.xval, y_codes,
+                                           P.check_random_state(self.random_state))
+
+    def _set_pruning_result(self, result) -> None:
+        """``cp_table_`` and ``chosen_cp_`` of a CART fit with ``prune`` (else removed)."""
+        if result is None:
+            for name in ("cp_table_", "chosen_cp_"):
+                if name in self.__dict__:
+                    delattr(self, name)
+            return
+        self.cp_table_ = result.table
+        self.chosen_cp_ = float(result.table["CP"].iloc[result.row])
 
     def _set_optimal_result(self, result) -> None:
         """The optimal learner's objective, bound and search statistics."""
@@ -369,6 +435,8 @@ time_limit, max_gap
             raise ValueError("fit_binned needs algorithm='cart' and splitter='hist'")
         P.check_prune(self.prune, self.algorithm, self.pruning, self.reduced_error_pruning,
                       self.confidence)
+
+        self._refuse_costs("fit_binned (rows binned as a file is read)")
         criterion = DEFAULT_CRITERION["cart"] if self.criterion is None else self.criterion
         P.check_choice("criterion", criterion, CRITERIA["cart"])
         y_codes = np.ascontiguousarray(y_codes, dtype=np.int32)
@@ -503,7 +571,7 @@ time_limit, max_gap
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None) -> PruningPath:
         """Effective alphas and total leaf impurities of minimal cost-complexity pruning."""
-        unpruned = type(self)(**{**self.get_params(), "ccp_alpha": 0.0})
+        unpruned = type(self)(**{**self.get_params(), "ccp_alpha": 0.0, "prune": None})
         unpruned.fit(X, y, sample_weight)
         return pruning_path(unpruned.tree_)
 

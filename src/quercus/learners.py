@@ -62,6 +62,10 @@ class Settings:
     monotonic_cst: np.ndarray | None = None  # CART: -1/0/1 per feature, or None
     optimal: object = None  # optimal trees: growing.optimal.OptimalOptions
     result: object = None  # optimal trees: set by the learner (growing.optimal_fit.OptimalResult)
+    class_costs: object = None  # CART: class_costs.ClassCosts with priors or loss or prune
+    prune: str | None = None  # CART: "min" or "1se" (pruning.cv_prune)
+    folds: np.ndarray | None = None  # CART with prune: fold id per row (-1: class unknown)
+    pruning_result: object = None  # CART with prune: set by the learner (cv_prune)
 
 
 def _cart_options(schema, n_classes: int, settings: Settings) -> dict:
@@ -74,7 +78,18 @@ def _cart_options(schema, n_classes: int, settings: Settings) -> dict:
 
 
 def fit_cart(X, y, sample_weight, schema, n_classes: int, settings: Settings) -> Tree:
-    """CART: binary splits, numeric thresholds and categorical subsets, then ccp pruning."""
+    """CART: binary splits, numeric thresholds and categorical subsets, then ccp pruning
+    (or, with priors, a loss or ``prune``, ``pruning.cv_prune``)."""
+    if settings.class_costs is not None:
+        from .pruning.cv_prune import fit_costed_cart
+
+        return fit_costed_cart(_grow_cart, X, y, sample_weight, schema, n_classes, settings)
+    return prune(_grow_cart(X, y, sample_weight, schema, n_classes, settings),
+                 settings.ccp_alpha)
+
+
+def _grow_cart(X, y, sample_weight, schema, n_classes: int, settings: Settings) -> Tree:
+    """CART's tree, unpruned."""
     known = y >= 0
     X_known = X if known.all() else X[known]
     options = _cart_options(schema, n_classes, settings)
@@ -86,8 +101,7 @@ def fit_cart(X, y, sample_weight, schema, n_classes: int, settings: Settings) ->
     else:
         splitter = CartSplitter(X_known, y[known], sample_weight[known],
                                 random_thresholds=settings.splitter == "random", **options)
-    tree = grow(splitter, settings.rules, n_classes, progress=settings.progress)
-    return prune(tree, settings.ccp_alpha)
+    return grow(splitter, settings.rules, n_classes, progress=settings.progress)
 
 
 def fit_cart_binned(binned, binner, y, sample_weight, schema, n_classes: int,

@@ -203,14 +203,15 @@ def resolve_optimal_options(model, max_depth: int, min_samples_leaf: int):
 
 
 # the values ``prune`` takes, by algorithm (None everywhere: no pruning by cross-validation)
-PRUNE_CHOICES = {"c45": ("cv",), "rpart": ("min", "1se")}
+PRUNE_CHOICES = {"c45": ("cv",), "rpart": ("min", "1se"), "cart": ("min", "1se")}
 
 
-def check_prune(prune, algorithm: str, pruning, reduced_error_pruning, confidence) -> None:
-    """``prune`` is None or one of the algorithm's choices; "cv" (C4.5) needs J48's
-    pessimistic pruning with the default confidence, which it replaces."""
+def check_prune(prune, algorithm: str, pruning=True, reduced_error_pruning=False,
+                confidence=0.25) -> str | None:
+    """``prune`` is None or one of the algorithm's choices (returned); "cv" (C4.5) needs
+    J48's pessimistic pruning with the default confidence, which it replaces."""
     if prune is None:
-        return
+        return None
     choices = PRUNE_CHOICES.get(algorithm)
     if choices is None:
         raise ValueError(f"prune={prune!r} is not available for algorithm={algorithm!r}")
@@ -219,12 +220,13 @@ def check_prune(prune, algorithm: str, pruning, reduced_error_pruning, confidenc
         raise ValueError(f"prune must be {expected} for algorithm={algorithm!r}; got "
                          f"{prune!r}")
     if algorithm != "c45":
-        return
+        return prune
     if not pruning or reduced_error_pruning:
         raise ValueError("prune='cv' chooses the confidence of pessimistic pruning; it needs "
                          "pruning=True and reduced_error_pruning=False")
     if confidence != 0.25:
         raise ValueError("prune='cv' chooses the confidence itself; leave confidence at 0.25")
+    return prune
 
 
 def resolve_lookahead(value) -> bool | str:

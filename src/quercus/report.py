@@ -143,6 +143,9 @@ def _summary(model, title: str) -> str:
              ("features", model.n_features_in_),
              ("classes", ", ".join(_text(c) for c in model.classes_)),
              ("training rows", int(tree.n_node_samples[0]))]
+    if hasattr(model, "chosen_cp_"):  # CART pruned by cross-validation
+        rule = {"min": "least CV error", "1se": "1-SE rule"}.get(model.prune, model.prune)
+        items.append(("pruned at cp", f"{model.chosen_cp_:.4g} ({rule})"))
     cells = "".join(f"<div><dt>{_e(k)}</dt><dd>{_e(v)}</dd></div>" for k, v in items)
     return f'<h1>{_e(title)}</h1>\n<dl class="summary">{cells}</dl>'
 

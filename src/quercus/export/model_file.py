@@ -148,6 +148,12 @@ def model_from_dict(document, path="<model>"):
     read_rpart_entries(model, document, path)
     if C45_CV in document:
         _set_c45_cv(model, document[C45_CV], path)
+    if "chosen_cp" in document:
+        chosen = document["chosen_cp"]
+        if type(chosen) not in (int, float) or not chosen >= 0 or "cp_table" not in document:
+            raise ModelFileError(f"{path} has a bad 'chosen_cp' entry: {chosen!r} (a number "
+                                 f">= 0, with a 'cp_table')")
+        model.chosen_cp_ = float(chosen)
     return model
 
 

@@ -95,6 +95,8 @@ def model_to_dict(model) -> dict:
     }
     if getattr(model, "best_params_", None) is not None:
         document[C45_CV] = c45_cv_to_json(model)
+    if getattr(model, "chosen_cp_", None) is not None:  # CART with prune (its cp table:
+        document["chosen_cp"] = float(model.chosen_cp_)  # rpart_entries)
     return document
 
 

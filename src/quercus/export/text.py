@@ -40,7 +40,7 @@ def tree_to_text(model) -> str:
     -------
     str
         One line per branch (``condition: label (support[, share])`` at leaves), then
-        ``Depth: d, leaves: k``.
+        ``Depth: d, leaves: k`` (and, for CART pruned by cross-validation, the chosen cp).
 
     Notes
     -----
@@ -64,4 +64,8 @@ def tree_to_text(model) -> str:
             line += f": {_leaf_text(summaries[branch.node])}"
         lines.append(line)
     lines.append(f"Depth: {tree.max_depth}, leaves: {tree.n_leaves}")
+    if hasattr(model, "chosen_cp_"):  # CART pruned by cross-validation
+        from ..pruning.cv_prune import pruning_note
+
+        lines.append(pruning_note(model))
     return "\n".join(lines)
