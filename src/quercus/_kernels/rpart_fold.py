@@ -69,6 +69,14 @@ def grow_fold(X, vals, order, buffer, vbuffer, XC, cat_cols, cat_pos, keep, C, T
     out = np.zeros((p, 5))
     sides = np.zeros((p, lmax), dtype=np.int8)
     counts = np.zeros(K)
+    n_rows = order.shape[1]
+    xs = np.empty(n_rows)
+    cs = np.empty(n_rows)
+    ys = np.empty(n_rows, dtype=np.int64)
+    kv = np.empty((3, K))
+    ib = np.empty((2, lmax), dtype=np.int64)
+    fb = np.empty(lmax)
+    bb = np.empty((2, lmax), dtype=np.bool_)
     sur_agree = np.zeros(p)
     sur_adj = np.zeros(p)
     taken = np.zeros(p, dtype=np.bool_)
@@ -121,10 +129,11 @@ def grow_fold(X, vals, order, buffer, vbuffer, XC, cat_cols, cat_pos, keep, C, T
                     if is_cat[j]:
                         cp_ = cat_pos[j]
                         _categorical_best(C[cp_], T[cp_], ROWS[cp_], COUNT[cp_], n_levels[j],
-                                          min_bucket, crit, K, out[j, :4], sides[j])
+                                          min_bucket, crit, K, out[j, :4], sides[j], ib, fb,
+                                          bb, kv)
                     else:
                         _numeric_best(vals, y, w, a, order, j, start, nn, min_bucket, crit,
-                                      K, out[j, :4])
+                                      K, out[j, :4], xs, cs, ys, kv)
                 best_v = 0.0
                 for j in range(p):
                     imp = out[j, 0]
