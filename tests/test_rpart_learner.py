@@ -138,3 +138,31 @@ def test_bad_settings_are_named(kwargs, message):
     X = np.arange(4.0).reshape(-1, 1)
     with pytest.raises(ValueError, match=message):
         _fit(X, np.array([0, 1, 0, 1]), **kwargs)
+
+
+@pytest.mark.parametrize("name", ["kyphosis", "vote", "credit-g", "labor"])
+def test_python_grower_and_numba_grower_grow_the_same_tree(name):
+    # fit_rpart grows with the numba kernel, then re-walks the kept nodes in Python; the
+    # plain Python grower (every node, rpart's complexity steps in Python) must agree
+    from quercus.growing.rpart import sorted_orders
+    from quercus.growing.rpart_grow import Grower, build_records, cap_complexities, make_costs
+
+    data = load_data(name)
+    fit = _fit(data.X, data.y, categorical=data.categorical, n_levels=data.n_levels,
+               control=RpartControl(cp=0.0))
+    keep = np.ones(len(data.y), dtype=bool)
+    keep[fit.dropped] = False
+    X, y = np.asfortranarray(data.X[keep]), data.y[keep]
+    w = np.ones(len(y))
+    costs = make_costs(y, w, int(data.y.max()) + 1)
+    levels = np.where(data.categorical, data.n_levels, 0)
+    grower = Grower(X, y, w, costs, RpartControl(cp=0.0), data.categorical, levels,
+                    sorted_orders(X, np.arange(len(y)), data.categorical), 0.0, [0.0])
+    root = grower.grow()
+    cap_complexities(root, 0.0)
+    frame, splits, importance = build_records(root, costs, X.shape[1], fit.root_risk)
+    assert frame["node"] == fit.frame["node"]
+    np.testing.assert_allclose(frame["complexity"], fit.frame["complexity"], rtol=1e-12)
+    assert [(s.node, s.role, s.feature, s.count) for s in splits] == \
+        [(s.node, s.role, s.feature, s.count) for s in fit.splits]
+    np.testing.assert_array_equal(grower.where, fit.where[keep])
