@@ -2,8 +2,14 @@
 
 The steps of docs/rpart.md (spec sections 2-4, 6, 7): altered priors for the split search,
 risk (priors and loss) for classes and complexities, rpart's bounds and child re-evaluation
-for node complexity, surrogates with usesurrogate 0/1/2. ``growing/rpart.py`` drives it for
-the full data, ``growing/rpart_cv.py`` for the cross-validation folds.
+for node complexity, surrogates with usesurrogate 0/1/2, and the records of the result.
+
+Two growers follow the same rules: this Python one, which keeps every record (competitors,
+surrogate counts, each row's node), and the numba kernel ``_kernels/rpart_fold.grow_fold``
+(driven by ``growing/rpart_cv.FastGrower``), which keeps only what routing needs. A fit
+grows the full data with the kernel first, then re-walks here only the nodes it kept
+(``guide``); the cross-validation folds use the kernel alone. Without a guide this grower
+runs rpart's whole procedure itself (the tests check that both agree).
 """
 
 from __future__ import annotations
@@ -130,7 +136,12 @@ class _Node:
 
 
 class Grower:
-    """Grows one rpart tree on the rows of ``order`` (a fold's training rows or all rows)."""
+    """Grows one rpart tree on the rows of ``order`` with full records.
+
+    ``state`` holds rpart's running maximum improve (index 0); ``where`` receives each row's
+    node; ``guide`` ({node number: (split kept, complexity)}) restricts growth to the nodes
+    a first pass kept.
+    """
 
     def __init__(self, X, y, w, costs, control, is_cat, n_levels, order, alpha, state,
                  where=None, guide=None):
