@@ -161,8 +161,15 @@ def test_python_grower_and_numba_grower_grow_the_same_tree(name):
     root = grower.grow()
     cap_complexities(root, 0.0)
     frame, splits, importance = build_records(root, costs, X.shape[1], fit.root_risk)
+    np.testing.assert_allclose(importance, fit.importance, rtol=1e-12)
     assert frame["node"] == fit.frame["node"]
     np.testing.assert_allclose(frame["complexity"], fit.frame["complexity"], rtol=1e-12)
     assert [(s.node, s.role, s.feature, s.count) for s in splits] == \
         [(s.node, s.role, s.feature, s.count) for s in fit.splits]
     np.testing.assert_array_equal(grower.where, fit.where[keep])
+
+
+def test_too_many_levels_for_the_exhaustive_multiclass_search_is_refused():
+    X = np.arange(60.0).reshape(-1, 1) % 30
+    with pytest.raises(ValueError, match="30 levels"):
+        _fit(X, np.arange(60) % 3, categorical=[True], n_levels=[30])

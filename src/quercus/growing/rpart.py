@@ -28,6 +28,10 @@ from quercus.rpart_records import FRAME_COLUMNS, RpartFit
 
 __all__ = ["RpartControl", "fit_rpart", "prune_rpart"]
 
+#: With more than two classes a categorical split tries 2^(levels-1) subsets (rpart's own
+#: exhaustive search); beyond this many declared levels that is refused.
+MAX_GRAY_LEVELS = 24
+
 
 def sorted_orders(X, rows, is_cat):
     """(p, len(rows)) int64: ``rows`` sorted by each numeric feature, stable, NaN last.
@@ -129,6 +133,11 @@ def _check_inputs(X, y, w, is_cat, n_levels, K, priors, loss, folds):
         L = np.asarray(loss, dtype=np.float64)
         if L.shape != (K, K) or (L < 0).any() or (np.diag(L) != 0).any():
             raise ValueError(f"loss must be a {K}x{K} non-negative matrix with zero diagonal")
+    if K > 2 and is_cat.any() and int(np.max(np.where(is_cat, n_levels, 0))) > MAX_GRAY_LEVELS:
+        j = int(np.argmax(np.where(is_cat, n_levels, 0)))
+        raise ValueError(f"categorical column {j} has {int(n_levels[j])} levels: with more than "
+                         f"2 classes rpart tries every subset, which is limited here to "
+                         f"{MAX_GRAY_LEVELS} levels")
     if folds is not None:
         f = np.asarray(folds)
         if f.shape != (n,) or f.min() < 1:
