@@ -138,3 +138,66 @@ def test_bad_settings_are_named(kwargs, message):
     X = np.arange(4.0).reshape(-1, 1)
     with pytest.raises(ValueError, match=message):
         _fit(X, np.array([0, 1, 0, 1]), **kwargs)
+
+
+@pytest.mark.parametrize("name", ["kyphosis", "vote", "credit-g", "labor"])
+def test_python_grower_and_numba_grower_grow_the_same_tree(name):
+    # fit_rpart grows with the numba kernel, then re-walks the kept nodes in Python; the
+    # plain Python grower (every node, rpart's complexity steps in Python) must agree
+    from quercus.growing.rpart import sorted_orders
+    from quercus.growing.rpart_grow import Grower, build_records, cap_complexities, make_costs
+
+    data = load_data(name)
+    fit = _fit(data.X, data.y, categorical=data.categorical, n_levels=data.n_levels,
+               control=RpartControl(cp=0.0))
+    keep = np.ones(len(data.y), dtype=bool)
+    keep[fit.dropped] = False
+    X, y = np.asfortranarray(data.X[keep]), data.y[keep]
+    w = np.ones(len(y))
+    costs = make_costs(y, w, int(data.y.max()) + 1)
+    levels = np.where(data.categorical, data.n_levels, 0)
+    grower = Grower(X, y, w, costs, RpartControl(cp=0.0), data.categorical, levels,
+                    sorted_orders(X, np.arange(len(y)), data.categorical), 0.0, [0.0])
+    root = grower.grow()
+    cap_complexities(root, 0.0)
+    frame, splits, importance = build_records(root, costs, X.shape[1], fit.root_risk)
+    np.testing.assert_allclose(importance, fit.importance, rtol=1e-12)
+    assert frame["node"] == fit.frame["node"]
+    np.testing.assert_allclose(frame["complexity"], fit.frame["complexity"], rtol=1e-12)
+    assert [(s.node, s.role, s.feature, s.count) for s in splits] == \
+        [(s.node, s.role, s.feature, s.count) for s in fit.splits]
+    np.testing.assert_array_equal(grower.where, fit.where[keep])
+
+
+def test_too_many_levels_for_the_exhaustive_multiclass_search_is_refused():
+    X = np.arange(60.0).reshape(-1, 1) % 30
+    with pytest.raises(ValueError, match="30 levels"):
+        _fit(X, np.arange(60) % 3, categorical=[True], n_levels=[30])
+
+
+def _best_subset_by_hand(codes, y, n_classes, min_bucket):
+    """Largest Gini decrease (row units) over every two-way split of the present levels."""
+    def ng(labels):
+        p = np.bincount(labels, minlength=n_classes) / len(labels)
+        return len(labels) * (1.0 - (p ** 2).sum())
+    levels = np.unique(codes)
+    best = 0.0
+    for mask in range(1, 2 ** (len(levels) - 1)):
+        left = np.isin(codes, levels[[(mask >> b) & 1 == 1 for b in range(len(levels))]])
+        if left.sum() >= min_bucket and (~left).sum() >= min_bucket:
+            best = max(best, ng(y) - ng(y[left]) - ng(y[~left]))
+    return best
+
+
+@pytest.mark.parametrize(("n_classes", "seed"), [(2, 0), (2, 1), (3, 2), (4, 3)])
+def test_categorical_search_finds_the_best_subset(n_classes, seed):
+    # two classes: rpart's ordering by class share; more: its Gray-code enumeration. Both
+    # must reach the best of all 2^(k-1) - 1 splits (brute force here)
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, 6, size=80)
+    y = (codes * 7 + rng.integers(0, 5, size=80)) % n_classes
+    fit = _fit(codes[:, None].astype(float), y, categorical=[True], n_levels=[6],
+               control=RpartControl(min_bucket=3, min_split=6), n_classes=n_classes)
+    primary = fit.node_splits(1)[0]
+    assert primary.improve == pytest.approx(_best_subset_by_hand(codes, y, n_classes, 3),
+                                            rel=1e-12)

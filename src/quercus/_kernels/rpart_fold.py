@@ -40,12 +40,14 @@ def _store_spec(s, f, is_cat, o, srow, sp_feat, sp_cat, sp_cut, sp_lt, sp_sides)
 def grow_fold(X, vals, order, buffer, vbuffer, XC, cat_cols, cat_pos, keep, C, T, ROWS, COUNT,
               WL, WR, NL, NR, y, w, a, q, L, is_cat, n_levels, K, crit,
               min_split, min_bucket, max_number, max_sur, use_sur, style, alpha, state,
-              col_nan, level_seen, dirs, node_left, node_right, node_cp, node_yval, node_spec0, node_nspec,
+              col_nan, level_seen, dirs, cap, node_number, node_left, node_right, node_cp,
+              node_yval, node_spec0, node_nspec,
               node_major, sp_feat, sp_cat, sp_cut, sp_lt, sp_sides):
     """Grow one tree on the rows of ``order``; returns the number of nodes (node 0 = root).
 
-    Complexities are capped top-down (c <- min(c, c(parent))) before returning, as the
-    cross-validation walk expects. Surrogates are searched only at nodes where some row can
+    With ``cap``, complexities are capped top-down (c <- min(c, c(parent))) before
+    returning, as the cross-validation walk expects. ``node_number`` receives rpart's
+    number of each node. Surrogates are searched only at nodes where some row can
     miss the primary: its column has missing values (``col_nan``), or it is categorical and
     a level seen in the data (``level_seen``) is absent at the node. Elsewhere no row, grown
     or held out, ever consults them, so skipping them changes nothing.
@@ -54,7 +56,6 @@ def grow_fold(X, vals, order, buffer, vbuffer, XC, cat_cols, cat_pos, keep, C, T
     lmax = sp_sides.shape[1]
     node_dev = np.zeros(node_cp.shape[0])
     node_parent = np.full(node_cp.shape[0], -1, dtype=np.int64)
-    node_number = np.zeros(node_cp.shape[0], dtype=np.int64)
     depth_cap = 70
     f_node = np.zeros(depth_cap, dtype=np.int64)
     f_start = np.zeros(depth_cap, dtype=np.int64)
@@ -69,6 +70,14 @@ def grow_fold(X, vals, order, buffer, vbuffer, XC, cat_cols, cat_pos, keep, C, T
     out = np.zeros((p, 5))
     sides = np.zeros((p, lmax), dtype=np.int8)
     counts = np.zeros(K)
+    n_rows = order.shape[1]
+    xs = np.empty(n_rows)
+    cs = np.empty(n_rows)
+    ys = np.empty(n_rows, dtype=np.int64)
+    kv = np.empty((3, K))
+    ib = np.empty((2, lmax), dtype=np.int64)
+    fb = np.empty(lmax)
+    bb = np.empty((2, lmax), dtype=np.bool_)
     sur_agree = np.zeros(p)
     sur_adj = np.zeros(p)
     taken = np.zeros(p, dtype=np.bool_)
@@ -121,10 +130,11 @@ def grow_fold(X, vals, order, buffer, vbuffer, XC, cat_cols, cat_pos, keep, C, T
                     if is_cat[j]:
                         cp_ = cat_pos[j]
                         _categorical_best(C[cp_], T[cp_], ROWS[cp_], COUNT[cp_], n_levels[j],
-                                          min_bucket, crit, K, out[j, :4], sides[j])
+                                          min_bucket, crit, K, out[j, :4], sides[j], ib, fb,
+                                          bb, kv)
                     else:
                         _numeric_best(vals, y, w, a, order, j, start, nn, min_bucket, crit,
-                                      K, out[j, :4])
+                                      K, out[j, :4], xs, cs, ys, kv)
                 best_v = 0.0
                 for j in range(p):
                     imp = out[j, 0]
@@ -300,6 +310,8 @@ def grow_fold(X, vals, order, buffer, vbuffer, XC, cat_cols, cat_pos, keep, C, T
                 ret_s = s_l + s_r + 1.0
                 ret_r = r_l + r_r
             top -= 1
+    if not cap:
+        return n_nodes
     for idx in range(1, n_nodes):
         par = node_parent[idx]
         node_cp[idx] = min(node_cp[idx], node_cp[par])

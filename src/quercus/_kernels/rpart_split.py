@@ -42,11 +42,11 @@ def _mean_class(c, total):
 
 
 @njit(cache=True)
-def _numeric_best(vals, y, w, a, order, j, start, nn, minbucket, crit, K, out):
-    """Best cut of numeric feature j; out = (improve, cut, left_lt, count); improve -1 if none."""
-    xs = np.empty(nn)
-    cs = np.empty(nn)
-    ys = np.empty(nn, dtype=np.int64)
+def _numeric_best(vals, y, w, a, order, j, start, nn, minbucket, crit, K, out, xs, cs, ys,
+                  kv):
+    """Best cut of numeric feature j; out = (improve, cut, left_lt, count); improve -1 if none.
+
+    xs, cs, ys (at least nn long) and kv (3 x K) are scratch buffers."""
     m = 0
     count = 0
     for i in range(nn):
@@ -64,15 +64,17 @@ def _numeric_best(vals, y, w, a, order, j, start, nn, minbucket, crit, K, out):
     out[3] = count
     if m < 2 or xs[0] == xs[m - 1]:
         return
-    tot = np.zeros(K)
+    tot = kv[0]
+    tot[:] = 0.0
     for i in range(m):
         tot[ys[i]] += cs[i]
     ttot = 0.0
     for i in range(K):
         ttot += tot[i]
     parent = _scaled_impurity(tot, ttot, crit)
-    left = np.zeros(K)
-    right = np.empty(K)
+    left = kv[1]
+    left[:] = 0.0
+    right = kv[2]
     tl = 0.0
     best = np.inf
     best_i = -1
@@ -172,13 +174,16 @@ def categorical_tallies(XC, cat_cols, y, w, a, order, start, nn, C, T, ROWS, COU
 
 
 @njit(cache=True)
-def _categorical_best(c, t, rows, count, nlev, minbucket, crit, K, out, sides):
+def _categorical_best(c, t, rows, count, nlev, minbucket, crit, K, out, sides, ib, fb, bb,
+                      kv):
     """Best subset split of one categorical feature from its per-level sums (2 classes:
-    ordering by class share; more: Gray-code enumeration)."""
+    ordering by class share; more: Gray-code enumeration).
+
+    ib (2 x levels, int), fb (levels), bb (2 x levels, bool), kv (3 x K) are scratch."""
     out[0] = -1.0
     out[3] = count
     sides[:] = 0
-    present = np.empty(nlev, dtype=np.int64)
+    present = ib[0]
     npres = 0
     for lv in range(nlev):
         if rows[lv] > 0:
@@ -186,7 +191,8 @@ def _categorical_best(c, t, rows, count, nlev, minbucket, crit, K, out, sides):
             npres += 1
     if npres < 2:
         return
-    tot = np.zeros(K)
+    tot = kv[0]
+    tot[:] = 0.0
     ntot = 0
     for lv in range(nlev):
         ntot += rows[lv]
@@ -196,16 +202,24 @@ def _categorical_best(c, t, rows, count, nlev, minbucket, crit, K, out, sides):
     for k in range(K):
         ttot += tot[k]
     parent = _scaled_impurity(tot, ttot, crit)
-    left = np.zeros(K)
-    right = np.zeros(K)
+    left = kv[1]
+    right = kv[2]
     best = np.inf
-    best_left = np.zeros(nlev, dtype=np.bool_)
-    inleft = np.zeros(nlev, dtype=np.bool_)
+    best_left = bb[0]
+    best_left[:] = False
+    inleft = bb[1]
+    inleft[:] = False
     if K == 2:
-        share = np.empty(npres)
+        share = fb
+        perm = ib[1]
         for i in range(npres):
             share[i] = c[present[i], 0] / t[present[i]]
-        perm = np.argsort(share, kind="mergesort")
+            # stable insertion sort of the present levels by share
+            k = i
+            while k > 0 and share[perm[k - 1]] > share[i]:
+                perm[k] = perm[k - 1]
+                k -= 1
+            perm[k] = i
         nl = 0
         for s in range(npres - 1):
             lv = present[perm[s]]
@@ -299,13 +313,22 @@ def node_best_splits(vals, XC, cat_cols, cat_pos, y, w, a, order, start, nn, is_
     """
     if cat_cols.shape[0] > 0:
         categorical_tallies(XC, cat_cols, y, w, a, order, start, nn, C, T, ROWS, COUNT)
+    lmax = sides.shape[1]
+    xs = np.empty(nn)
+    cs = np.empty(nn)
+    ys = np.empty(nn, dtype=np.int64)
+    kv = np.empty((3, K))
+    ib = np.empty((2, lmax), dtype=np.int64)
+    fb = np.empty(lmax)
+    bb = np.empty((2, lmax), dtype=np.bool_)
     for j in range(vals.shape[0]):
         if is_cat[j]:
             c = cat_pos[j]
             _categorical_best(C[c], T[c], ROWS[c], COUNT[c], n_levels[j], minbucket, crit, K,
-                              out[j], sides[j])
+                              out[j], sides[j], ib, fb, bb, kv)
         else:
-            _numeric_best(vals, y, w, a, order, j, start, nn, minbucket, crit, K, out[j])
+            _numeric_best(vals, y, w, a, order, j, start, nn, minbucket, crit, K, out[j], xs,
+                          cs, ys, kv)
 
 
 @njit(cache=True)

@@ -12,7 +12,7 @@ import copy
 
 import numpy as np
 
-from quercus.growing.rpart_cv import cross_validate, cv_errors
+from quercus.growing.rpart_cv import FastGrower, cross_validate, cv_errors
 from quercus.growing.rpart_grow import (
     Grower,
     RpartControl,
@@ -27,6 +27,10 @@ from quercus.pruning.cp_table import make_cp_table
 from quercus.rpart_records import FRAME_COLUMNS, RpartFit
 
 __all__ = ["RpartControl", "fit_rpart", "prune_rpart"]
+
+#: With more than two classes a categorical split tries 2^(levels-1) subsets (rpart's own
+#: exhaustive search); beyond this many declared levels that is refused.
+MAX_GRAY_LEVELS = 24
 
 
 def sorted_orders(X, rows, is_cat):
@@ -79,11 +83,16 @@ def fit_rpart(X, y, weights=None, *, categorical, n_levels, control=None, priors
         folds_u = None if folds is None else np.asarray(folds)
     costs = make_costs(yu, wu, K, priors, loss)
     order = sorted_orders(Xu, np.arange(len(yu)), is_cat)
-    state = [0.0]
+    state = [0.0]  # rpart's running maximum improve, never reset (not even in the folds)
     root_counts = costs.class_totals
     R0 = float(((root_counts * costs.q) @ costs.loss).min())
     alpha = control.cp * R0
-    grower = Grower(Xu, yu, wu, costs, control, is_cat, levels, order.copy(), alpha, state)
+    fast = FastGrower(Xu, yu, wu, costs, control, is_cat, levels, order, state)
+    tree, _, numbers = fast.grow(np.ones(len(yu), dtype=np.bool_), alpha, cap=False)
+    left, cp = tree[0], tree[2]
+    guide = {int(numbers[i]): (bool(left[i] >= 0), float(cp[i])) for i in range(len(numbers))}
+    grower = Grower(Xu, yu, wu, costs, control, is_cat, levels, order.copy(), alpha,
+                    fast.state, guide=guide)
     root = grower.grow()
     cap_complexities(root, alpha)
     cps = cp_values(root, alpha)
@@ -94,8 +103,7 @@ def fit_rpart(X, y, weights=None, *, categorical, n_levels, control=None, priors
             xerror = np.zeros(len(cps))
             xstd = np.zeros(len(cps))
         else:
-            pred = cross_validate(Xu, yu, wu, costs, control, is_cat, levels, order,
-                                  folds_u, cps, alpha, state)
+            pred = cross_validate(fast, folds_u, cps, alpha)
             sw, sd = cv_errors(pred, yu, wu, costs)
             xerror, xstd = sw / R0, sd / R0
     table = make_cp_table(np.asarray(cps) / R0, nsplit, np.asarray(risk) / R0, xerror, xstd)
@@ -125,6 +133,11 @@ def _check_inputs(X, y, w, is_cat, n_levels, K, priors, loss, folds):
         L = np.asarray(loss, dtype=np.float64)
         if L.shape != (K, K) or (L < 0).any() or (np.diag(L) != 0).any():
             raise ValueError(f"loss must be a {K}x{K} non-negative matrix with zero diagonal")
+    if K > 2 and is_cat.any() and int(np.max(np.where(is_cat, n_levels, 0))) > MAX_GRAY_LEVELS:
+        j = int(np.argmax(np.where(is_cat, n_levels, 0)))
+        raise ValueError(f"categorical column {j} has {int(n_levels[j])} levels: with more than "
+                         f"2 classes rpart tries every subset, which is limited here to "
+                         f"{MAX_GRAY_LEVELS} levels")
     if folds is not None:
         f = np.asarray(folds)
         if f.shape != (n,) or f.min() < 1:

@@ -26,65 +26,80 @@ def thresholds(cps):
     return betas
 
 
-def cross_validate(X, y, w, costs, control, is_cat, n_levels, full_order, folds, cps, alpha,
-                   state):
-    """Held-out class of every row at every cp-table threshold, and xerror / xstd.
+class FastGrower:
+    """Grows trees with the numba kernel (``_kernels/rpart_fold.grow_fold``) on subsets of
+    the rows: the cross-validation folds, and a first pass over the full data that tells
+    the record-keeping Python grower which nodes end up split."""
 
-    Parameters
-    ----------
-    full_order : (p, n) array of every row sorted by each feature (NaN last).
-    folds : int array of fold ids 1..G per row.
-    cps : the cp list (unscaled, descending).
+    def __init__(self, X, y, w, costs, control, is_cat, n_levels, full_order, state):
+        self.X, self.y, self.w = X, y, w
+        self.costs, self.control = costs, control
+        self.is_cat, self.n_levels = is_cat, n_levels
+        self.full_order = full_order
+        self.state = np.array([state[0]])
+        self.lmax = max(1, int(n_levels.max()) if len(n_levels) else 1)
+        self.K = len(costs.q)
+        self.dirs = np.zeros(X.shape[0], dtype=np.int8)
+        self.cat = CategoricalScratch(X, is_cat, self.lmax, self.K)
+        self.col_nan = np.isnan(X).any(axis=0)
+        self.level_seen = np.zeros((X.shape[1], self.lmax), dtype=np.bool_)
+        for j in np.flatnonzero(is_cat):
+            codes = X[:, j][~np.isnan(X[:, j])].astype(np.int64)
+            seen = np.flatnonzero(np.bincount(codes, minlength=self.lmax))
+            self.level_seen[j, seen[seen < self.lmax]] = True
 
-    Returns
-    -------
-    pred : (n, m) int64, xerror : (m,), xstd : (m,) (both divided by the root risk later).
+    def grow(self, train, alpha, cap=True):
+        """Grow on the rows with ``train``; returns (tree arrays, spec arrays, numbers).
+
+        tree = (left, right, complexity, yval, spec0, nspec, majority) per node (node 0 the
+        root); complexities capped top-down unless ``cap`` is False.
+        """
+        X, control, cat = self.X, self.control, self.cat
+        n_train = int(train.sum())
+        order = np.empty((self.full_order.shape[0], n_train), dtype=np.int64)
+        vals = np.empty(order.shape)
+        fold_segments(self.full_order, X, train, cat.keep, order, vals)
+        size = 2 * n_train + 1
+        n_spec = (n_train + 1) * (1 + control.max_surrogates)
+        tree = (np.full(size, -1, dtype=np.int64), np.full(size, -1, dtype=np.int64),
+                np.zeros(size), np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64),
+                np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int8))
+        specs = (np.zeros(n_spec, dtype=np.int64), np.zeros(n_spec, dtype=np.bool_),
+                 np.zeros(n_spec), np.zeros(n_spec, dtype=np.bool_),
+                 np.zeros((n_spec, self.lmax), dtype=np.int8))
+        numbers = np.zeros(size, dtype=np.int64)
+        costs = self.costs
+        n_nodes = grow_fold(
+            X, vals, order, np.empty_like(order), np.empty_like(vals), cat.XC, cat.cols,
+            cat.pos, cat.keep, cat.C, cat.T, cat.ROWS, cat.COUNT, cat.WL, cat.WR, cat.NL,
+            cat.NR, self.y, self.w, costs.a, costs.q, costs.loss, self.is_cat, self.n_levels,
+            self.K, CRITERIA[control.criterion], control.min_split, control.min_bucket,
+            2 ** control.max_depth - 1, control.max_surrogates, control.use_surrogates,
+            control.surrogate_style, alpha, self.state, self.col_nan, self.level_seen,
+            self.dirs, cap, numbers, *tree, *specs)
+        return tree, specs, numbers[:n_nodes]
+
+
+def cross_validate(fast, folds, cps, alpha):
+    """Held-out class of every row at every cp-table threshold (rows x thresholds).
+
+    ``fast`` is the fit's :class:`FastGrower`; ``folds`` the fold ids 1..G per row; ``cps``
+    the cp list (unscaled, descending); ``alpha`` the full data's cp x root risk.
     """
-    n = X.shape[0]
+    n = fast.X.shape[0]
     betas = thresholds(cps)
-    W = costs.total_weight
+    W = fast.costs.total_weight
     pred = np.zeros((n, len(cps)), dtype=np.int64)
-    lmax = max(1, int(n_levels.max()) if len(n_levels) else 1)
-    K = len(costs.q)
-    crit = CRITERIA[control.criterion]
-    dirs = np.zeros(n, dtype=np.int8)
-    state = np.array([state[0]])
-    cat = CategoricalScratch(X, is_cat, lmax, K)
-    col_nan = np.isnan(X).any(axis=0)
-    level_seen = np.zeros((X.shape[1], lmax), dtype=np.bool_)
-    for j in np.flatnonzero(is_cat):
-        codes = X[:, j][~np.isnan(X[:, j])].astype(np.int64)
-        seen = np.flatnonzero(np.bincount(codes, minlength=lmax))
-        level_seen[j, seen[seen < lmax]] = True
     for g in np.unique(folds):
         held = folds == g
         train = ~held
-        n_train = int(train.sum())
-        order = np.empty((full_order.shape[0], n_train), dtype=np.int64)
-        vals = np.empty(order.shape)
-        fold_segments(full_order, X, train, cat.keep, order, vals)
-        cap = 2 * n_train + 1
-        n_spec = (n_train + 1) * (1 + control.max_surrogates)
-        tree = (np.full(cap, -1, dtype=np.int64), np.full(cap, -1, dtype=np.int64),
-                np.zeros(cap), np.zeros(cap, dtype=np.int64), np.zeros(cap, dtype=np.int64),
-                np.zeros(cap, dtype=np.int64), np.zeros(cap, dtype=np.int8))
-        specs = (np.zeros(n_spec, dtype=np.int64), np.zeros(n_spec, dtype=np.bool_),
-                 np.zeros(n_spec), np.zeros(n_spec, dtype=np.bool_),
-                 np.zeros((n_spec, lmax), dtype=np.int8))
-        scale = float(w[train].sum()) / W
-        grow_fold(X, vals, order, np.empty_like(order), np.empty_like(vals), cat.XC, cat.cols,
-                  cat.pos, cat.keep, cat.C, cat.T, cat.ROWS, cat.COUNT, cat.WL, cat.WR,
-                  cat.NL, cat.NR, y, w, costs.a,
-                  costs.q, costs.loss, is_cat, n_levels, K, crit, control.min_split,
-                  control.min_bucket, 2 ** control.max_depth - 1, control.max_surrogates,
-                  control.use_surrogates, control.surrogate_style, alpha * scale, state,
-                  col_nan, level_seen, dirs,
-                  *tree, *specs)
+        scale = float(fast.w[train].sum()) / W
+        tree, specs, _ = fast.grow(train, alpha * scale)
         left, right, cp, yval, spec0, nspec, major = tree
         rows = np.flatnonzero(held)
         out = np.zeros((len(rows), len(cps)), dtype=np.int64)
-        cv_walk(X, rows, betas * scale, spec0, nspec, major, left, right, cp, yval, *specs,
-                out)
+        cv_walk(fast.X, rows, betas * scale, spec0, nspec, major, left, right, cp, yval,
+                *specs, out)
         pred[rows] = out
     return pred
 

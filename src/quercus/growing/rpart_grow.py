@@ -2,8 +2,14 @@
 
 The steps of docs/rpart.md (spec sections 2-4, 6, 7): altered priors for the split search,
 risk (priors and loss) for classes and complexities, rpart's bounds and child re-evaluation
-for node complexity, surrogates with usesurrogate 0/1/2. ``growing/rpart.py`` drives it for
-the full data, ``growing/rpart_cv.py`` for the cross-validation folds.
+for node complexity, surrogates with usesurrogate 0/1/2, and the records of the result.
+
+Two growers follow the same rules: this Python one, which keeps every record (competitors,
+surrogate counts, each row's node), and the numba kernel ``_kernels/rpart_fold.grow_fold``
+(driven by ``growing/rpart_cv.FastGrower``), which keeps only what routing needs. A fit
+grows the full data with the kernel first, then re-walks here only the nodes it kept
+(``guide``); the cross-validation folds use the kernel alone. Without a guide this grower
+runs rpart's whole procedure itself (the tests check that both agree).
 """
 
 from __future__ import annotations
@@ -130,10 +136,15 @@ class _Node:
 
 
 class Grower:
-    """Grows one rpart tree on the rows of ``order`` (a fold's training rows or all rows)."""
+    """Grows one rpart tree on the rows of ``order`` with full records.
+
+    ``state`` holds rpart's running maximum improve (index 0); ``where`` receives each row's
+    node; ``guide`` ({node number: (split kept, complexity)}) restricts growth to the nodes
+    a first pass kept.
+    """
 
     def __init__(self, X, y, w, costs, control, is_cat, n_levels, order, alpha, state,
-                 where=None):
+                 where=None, guide=None):
         self.X, self.y, self.w = X, y, w
         self.costs = costs
         self.ctl = control
@@ -155,6 +166,9 @@ class Grower:
         self.cat = CategoricalScratch(X, is_cat, self.lmax, self.K)
         self.where = np.full(X.shape[0], -1, dtype=np.int64) if where is None else where
         self.max_number = 2 ** control.max_depth - 1
+        # guide: {node number: (split kept, raw complexity)} from a growth of the same rows
+        # by the numba kernel; the nodes it discarded are then not grown again here
+        self.guide = guide
 
     # -- node summaries ---------------------------------------------------------------
     def _summary(self, number, start, nn):
@@ -174,6 +188,8 @@ class Grower:
         return node, 0, node.dev
 
     def _grow(self, number, start, nn, bound):
+        if self.guide is not None:
+            return self._grow_guided(number, start, nn)
         node = self._summary(number, start, nn)
         R = node.dev
         alpha = self.alpha
@@ -216,6 +232,20 @@ class Grower:
             return self._leaf(node, start, nn, c)
         node.c = c
         return node, s_l + s_r + 1, r_l + r_r
+
+    def _grow_guided(self, number, start, nn):
+        node = self._summary(number, start, nn)
+        kept, c = self.guide[number]
+        if not kept:
+            return self._leaf(node, start, nn, c)
+        if not self._split(node, start, nn):
+            raise RuntimeError(f"rpart: node {number} has no split on the second pass")
+        n_left, n_right = self._route(node, start, nn)
+        self.where[self.order[0, start + n_left + n_right:start + nn]] = number
+        node.left = self._grow_guided(2 * number, start, n_left)[0]
+        node.right = self._grow_guided(2 * number + 1, start + n_left, n_right)[0]
+        node.c = c
+        return node, 0, 0.0
 
     # -- the split search (section 3) ---------------------------------------------------
     def _split(self, node, start, nn):
