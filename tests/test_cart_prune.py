@@ -185,8 +185,16 @@ def test_model_file_keeps_parameters_and_cp_table(tmp_path):
     plain = DecisionTreeClassifier().fit(X, y)
     plain.save(tmp_path / "plain.json")
     assert "cp_table" not in (tmp_path / "plain.json").read_text()
-    broken = path.read_text().replace('"chosen_cp"', '"chosen"')
-    (tmp_path / "bad.json").write_text(broken)
+    import json
+
+    document = json.loads(path.read_text())
+    document["chosen_cp"] = "0.01"
+    (tmp_path / "bad.json").write_text(json.dumps(document))
+    with pytest.raises(ModelFileError, match="bad 'chosen_cp' entry"):
+        load_model(tmp_path / "bad.json")
+    document["chosen_cp"] = 0.01
+    document["cp_table"]["xerror"] = "x"
+    (tmp_path / "bad.json").write_text(json.dumps(document))
     with pytest.raises(ModelFileError, match="bad 'cp_table' entry"):
         load_model(tmp_path / "bad.json")
 

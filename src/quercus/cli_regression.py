@@ -65,7 +65,7 @@ def regressor(args: argparse.Namespace) -> DecisionTreeRegressor:
                            f"{args.splitter} yet)")
     return DecisionTreeRegressor(
         criterion=args.criterion or "squared_error", max_depth=args.max_depth,
-        min_samples_split=args.min_samples_split,
+        min_samples_split=2 if args.min_samples_split is None else args.min_samples_split,
         min_samples_leaf=1 if args.min_samples_leaf is None else args.min_samples_leaf,
         max_leaf_nodes=args.max_leaf_nodes, ccp_alpha=args.ccp_alpha)
 
