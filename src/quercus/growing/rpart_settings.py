@@ -156,7 +156,14 @@ def fit_rpart_model(model, X, y, weights, schema, has_names: bool, criterion: st
                     priors=resolve_priors(model.priors, n_classes),
                     loss=resolve_loss(model.loss, n_classes), folds=folds,
                     n_classes=n_classes)
+    chosen = None
     if model.prune is not None:
         row = choose_row(fit.cp_table, model.prune)
-        fit = prune_rpart(fit, float(fit.cp_table["CP"].iloc[row]))
-    return attach_rpart_fit(model, fit, schema, has_feature_names=has_names)
+        chosen, unpruned = float(fit.cp_table["CP"].iloc[row]), fit.cp_table["nsplit"].iloc[-1]
+        fit = prune_rpart(fit, chosen)
+    attach_rpart_fit(model, fit, schema, has_feature_names=has_names)
+    for name in ("chosen_cp_", "unpruned_nsplit_"):  # left from an earlier fit
+        model.__dict__.pop(name, None)
+    if chosen is not None:
+        model.chosen_cp_, model.unpruned_nsplit_ = chosen, int(unpruned)
+    return model

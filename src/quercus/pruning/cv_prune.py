@@ -181,12 +181,15 @@ def _add_fold_errors(sums: np.ndarray, tree: Tree, costs: ClassCosts, beta: np.n
 
 
 def pruning_note(model) -> str:
-    """One line on how a CART model was pruned by cross-validation (``prune``)."""
+    """One line on how a CART or rpart model was pruned by cross-validation (``prune``);
+    rpart's pruned cp table stops at the chosen row, so its full size comes from
+    ``unpruned_nsplit_``."""
     table = model.cp_table_
     xval = model.xval
     n_folds = xval if isinstance(xval, Integral) else int(np.max(np.asarray(xval)))
     rule = {"min": "least CV error", "1se": "1-SE rule"}.get(model.prune, str(model.prune))
     row = int(np.argmin(np.abs(table["CP"].to_numpy() - model.chosen_cp_)))
     return (f"Pruned by {n_folds}-fold cross-validation ({rule}): cp {model.chosen_cp_:.4g}, "
-            f"{int(table['nsplit'][row])} of {int(table['nsplit'].iloc[-1])} splits, "
+            f"{int(table['nsplit'][row])} of "
+            f"{int(getattr(model, 'unpruned_nsplit_', table['nsplit'].iloc[-1]))} splits, "
             f"CV error {table['xerror'][row]:.4f} +- {table['xstd'][row]:.4f} (relative)")
