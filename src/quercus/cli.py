@@ -84,11 +84,33 @@ def _confidence(text: str) -> float:
     return value
 
 
+def _categorical(args: argparse.Namespace):
+    """``categorical_features``: the --categorical columns of an ARFF file (CSV, Parquet:
+    the reader types the columns)."""
+    if args.categorical and data_format(args.data) == "arff":
+        return list(args.categorical)
+    return "auto"
+
+
+def _resolve_algorithm(args: argparse.Namespace, default: str) -> None:
+    """``--algorithm`` when it is not given: ``default`` (``auto`` for train), unless a
+    learner option, --stream or --scheduler is given: then CART, as before ``auto``."""
+    args.given_algorithm = args.algorithm
+    if args.algorithm is not None:
+        return
+    tuned = any(getattr(args, dest) != value for dest, value in args.tuning_defaults.items())
+    explicit = getattr(args, "stream", None) or getattr(args, "scheduler", None)
+    args.algorithm = "cart" if tuned or explicit else default
+
+
 def _estimator(args: argparse.Namespace) -> DecisionTreeClassifier:
     """The estimator described by the learner options."""
-    categorical = "auto"
-    if args.categorical and data_format(args.data) == "arff":
-        categorical = list(args.categorical)  # CSV, Parquet: the reader types the columns
+    categorical = _categorical(args)
+    if args.algorithm == "auto":  # it chooses the learner and its settings
+        if any(getattr(args, dest) != value for dest, value in args.tuning_defaults.items()):
+            raise QuercusError("--algorithm auto chooses the learner and its settings; leave "
+                               "out the learner options or pick another --algorithm")
+        return DecisionTreeClassifier(algorithm="auto", categorical_features=categorical)
     return DecisionTreeClassifier(
         algorithm=args.algorithm, criterion=args.criterion, max_depth=args.max_depth,
         min_samples_split=args.min_samples_split, min_samples_leaf=args.min_samples_leaf,
@@ -118,7 +140,13 @@ def _optimal_summary(model: DecisionTreeClassifier) -> str:
 
 def _criterion_used(model: DecisionTreeClassifier) -> str:
     """The criterion a fitted model used (its algorithm's default when left as None)."""
+    model = _learner_of(model)
     return model.criterion if model.criterion is not None else DEFAULT_CRITERION[model.algorithm]
+
+
+def _learner_of(model: DecisionTreeClassifier) -> DecisionTreeClassifier:
+    """The model whose tree it is: the chosen learner of an ``auto`` model."""
+    return model.best_estimator_ if model.algorithm == "auto" else model
 
 
 def _label_text(label) -> str:
@@ -230,6 +258,7 @@ def _train_regressor(args: argparse.Namespace, model, data, reason: str) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    _resolve_algorithm(args, "auto")
     if args.scheduler is not None:  # Parquet or CSV files fitted on a Dask cluster
         from .dask.command import train_on_cluster
 
@@ -238,6 +267,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         return _train_streaming(args)
     raw = read_file(args.data, args.target, args=args, warn=True)
     reason = R.regression_reason(args, raw.y)
+    if reason is not None and args.algorithm == "auto" and args.given_algorithm is None:
+        args.algorithm = "cart"  # auto is for classes; a numeric target keeps CART
     regressor = None if reason is None else R.regressor(args)  # refuse options first
     data = labelled_rows(args.data, raw)
     if regressor is not None:
@@ -254,12 +285,16 @@ def cmd_train(args: argparse.Namespace) -> int:
             bar.close()
     seconds = time.perf_counter() - start
     save_model(model, args.out)
+    learner = _learner_of(model)
+    auto = "auto: " if model.algorithm == "auto" else ""
     print(f"Trained on {len(data.X)} rows, {model.n_features_in_} features, "
-          f"{model.n_classes_} classes ({model.algorithm}, {_criterion_used(model)})")
+          f"{model.n_classes_} classes ({auto}{learner.algorithm}, {_criterion_used(model)})")
+    if auto:
+        print(f"Chose {model.selection_summary_}")
     print(f"Depth: {model.get_depth()}, leaves: {model.get_n_leaves()}")
     print(f"Training accuracy: {model.score(data.X, data.y):.4f}")
-    if model.algorithm == "optimal":
-        print(_optimal_summary(model))
+    if learner.algorithm == "optimal":
+        print(_optimal_summary(learner))
     print(f"Fit time: {seconds:.3f} s")
     print(f"Model written to {args.out}")
     return 0
@@ -344,8 +379,17 @@ def cmd_predict(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    if args.compare and args.algorithm is not None:
+        raise QuercusError("--compare cross-validates every learner; leave out --algorithm")
+    _resolve_algorithm(args, "cart")
+    if args.compare and args.algorithm != "cart":  # a learner option was given
+        raise QuercusError("--compare cross-validates every learner with its own settings; "
+                           "leave out the learner options")
     raw = read_file(args.data, args.target, args=args, warn=True)
     reason = R.regression_reason(args, raw.y)
+    if reason is not None and args.compare:
+        raise QuercusError(f"--compare is for classification ({reason}; use --task "
+                           "classification for classes)")
     if reason is not None:
         y = R.numeric_values(raw.y)
         results = R.cross_validate_regressor(R.regressor(args), raw.X, y, args.cv, args.seed)
@@ -353,11 +397,28 @@ def cmd_eval(args: argparse.Namespace) -> int:
         R.print_eval(results, int((~np.isnan(y)).sum()), args.cv, args.seed)
         return 0
     data = labelled_rows(args.data, raw)
+    if args.compare:
+        return _print_comparison(args, data)
     result = cross_validate(_estimator(args), data.X, data.y, n_folds=args.cv, seed=args.seed)
     print(f"{args.cv}-fold cross-validation on {len(data.X)} rows (seed {args.seed})")
     print(f"Accuracy: mean {result.mean:.4f}, std {result.std:.4f}")
     print("Confusion matrix (rows: true class, columns: predicted class):")
     print(format_confusion(result.confusion, result.labels))
+    return 0
+
+
+def _print_comparison(args: argparse.Namespace, data) -> int:
+    """``eval --compare``: every learner on the same folds, as ``auto`` compares them."""
+    from .selection import compare, format_table
+
+    try:
+        table = compare(data.X, data.y, n_folds=args.cv, seed=args.seed,
+                        categorical_features=_categorical(args))
+    except DataError as error:
+        raise DataError(f"{args.data}: {error}") from error
+    print(f"{args.cv}-fold cross-validation on {len(data.X)} rows (seed {args.seed}), the "
+          "same folds for every learner")
+    print(format_table(table))
     return 0
 
 
@@ -395,10 +456,12 @@ def _criterion_help() -> str:
 
 def _learner_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("learner options")
-    group.add_argument("--algorithm", default="cart", choices=list(LEARNERS),
+    group.add_argument("--algorithm", default=None, choices=[*LEARNERS, "auto"],
                        help="tree learner: cart, id3 (categorical features only), c45 "
-                            "(C4.5 as Weka's J48), interval (seed 001) or optimal (least "
-                            "training errors at the depth) (default: cart)")
+                            "(C4.5 as Weka's J48), interval (seed 001), optimal (least "
+                            "training errors at the depth) or auto (the best small tree by "
+                            "inner cross-validation, docs/auto.md) (default: auto for train "
+                            "and cart for eval when no learner option is given, else cart)")
     group.add_argument("--criterion", default=None, metavar="NAME", help=_criterion_help())
     group.add_argument("--max-depth", type=int, metavar="N", help="maximum depth")
     group.add_argument("--min-samples-leaf", type=_count, default=None, metavar="N",
@@ -453,6 +516,8 @@ def _learner_options(parser: argparse.ArgumentParser) -> None:
                        help="treat these columns as numeric: a value that is not a number "
                             "(nor a missing-value token) is an error naming its line "
                             "(CSV and Parquet)")
+    untuned = ("algorithm", "task", "categorical", "numeric")
+    tuning = [a for a in group._group_actions if a.dest not in untuned]
     reading_options(parser)
     optimal = parser.add_argument_group("optimal trees (--algorithm optimal; docs/optimal.md)")
     optimal.add_argument("--max-splits", type=int, metavar="N",
@@ -478,6 +543,9 @@ def _learner_options(parser: argparse.ArgumentParser) -> None:
     optimal.add_argument("--max-gap", type=float, default=0.0, metavar="X",
                          help="stop once the tree is within X errors of the lower bound "
                               "(default: 0)")
+    tuning += optimal._group_actions
+    # the learner options (not --algorithm): given any, train keeps CART instead of auto
+    parser.set_defaults(tuning_defaults={a.dest: a.default for a in tuning})
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -631,6 +699,10 @@ def build_parser() -> argparse.ArgumentParser:
                           help="number of folds (default: 10)")
     evaluate.add_argument("--seed", type=int, default=0, metavar="S",
                           help="seed of the fold shuffle (default: 0)")
+    evaluate.add_argument("--compare", action="store_true",
+                          help="cross-validate every learner 'auto' chooses among, and the "
+                               "unpruned CART tree, on the same folds: accuracy ± standard "
+                               "error, leaves, seconds per fit (docs/auto.md)")
     _learner_options(evaluate)
     evaluate.set_defaults(func=cmd_eval)
 

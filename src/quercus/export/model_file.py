@@ -141,7 +141,11 @@ def model_from_dict(document, path="<model>"):
             from error
     if not isinstance(document["has_feature_names"], bool):
         raise ModelFileError(f"{path} has a bad 'has_feature_names' entry (not true or false)")
-    return _fitted(model, tree, schema, document["has_feature_names"])
+    fitted = _fitted(model, tree, schema, document["has_feature_names"])
+    selection = document.get("selection")  # written for a model that algorithm="auto" chose
+    if isinstance(selection, dict) and isinstance(selection.get("summary"), str):
+        fitted.selection_summary_ = selection["summary"]
+    return fitted
 
 
 def load_xml(path) -> DecisionTreeClassifier:

@@ -80,8 +80,11 @@ def model_to_dict(model) -> dict:
     for name, values in tree_dict.items():
         if isinstance(values, list):
             tree_dict[name] = _floats_to_json(values)
-    params = {name: _param_to_json(name, value) for name, value in model.get_params().items()}
-    return {
+    chosen = _auto_choice(model)
+    params_of = model if chosen is None else chosen  # "auto": saved as the chosen learner
+    params = {name: _param_to_json(name, value)
+              for name, value in params_of.get_params().items()}
+    document = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "quercus_version": quercus_version(),
@@ -91,6 +94,32 @@ def model_to_dict(model) -> dict:
         "has_feature_names": hasattr(model, "feature_names_in_"),
         "tree": tree_dict,
     }
+    if chosen is not None:
+        document["selection"] = _selection_entry(model)
+    return document
+
+
+def _auto_choice(model):
+    """The refitted winner of an ``algorithm="auto"`` model (None for any other model)."""
+    if getattr(model, "algorithm", None) != "auto":
+        return None
+    return model.best_estimator_
+
+
+def _selection_entry(model) -> dict:
+    """How ``auto`` chose: its one-line account and the candidates' table (older Quercus
+    versions ignore this entry; the model loads as the chosen learner)."""
+    def cell(value):
+        if isinstance(value, (bool, np.bool_)):
+            return bool(value)
+        if isinstance(value, (Real, np.generic)) and not isinstance(value, Integral):
+            return None if not math.isfinite(float(value)) else float(value)
+        return value.item() if isinstance(value, np.generic) else value
+
+    table = model.selection_
+    return {"summary": model.selection_summary_, "chosen": model.chosen_["name"],
+            "candidates": [{k: cell(v) for k, v in row.items()}
+                           for row in table.to_dict(orient="records")]}
 
 
 def save_model(model, path) -> None:
