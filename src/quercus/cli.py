@@ -92,13 +92,18 @@ def _categorical(args: argparse.Namespace):
     return "auto"
 
 
+def _tuned(args: argparse.Namespace) -> bool:
+    """Whether a learner option (not --algorithm) differs from its default."""
+    return any(getattr(args, dest) != value for dest, value in args.tuning_defaults.items())
+
+
 def _resolve_algorithm(args: argparse.Namespace, default: str) -> None:
     """``--algorithm`` when it is not given: ``default`` (``auto`` for train), unless a
     learner option, --stream or --scheduler is given: then CART, as before ``auto``."""
     args.given_algorithm = args.algorithm
     if args.algorithm is not None:
         return
-    tuned = any(getattr(args, dest) != value for dest, value in args.tuning_defaults.items())
+    tuned = _tuned(args)
     explicit = getattr(args, "stream", None) or getattr(args, "scheduler", None)
     args.algorithm = "cart" if tuned or explicit else default
 
@@ -107,7 +112,7 @@ def _estimator(args: argparse.Namespace) -> DecisionTreeClassifier:
     """The estimator described by the learner options."""
     categorical = _categorical(args)
     if args.algorithm == "auto":  # it chooses the learner and its settings
-        if any(getattr(args, dest) != value for dest, value in args.tuning_defaults.items()):
+        if _tuned(args):
             raise QuercusError("--algorithm auto chooses the learner and its settings; leave "
                                "out the learner options or pick another --algorithm")
         return DecisionTreeClassifier(algorithm="auto", categorical_features=categorical)
@@ -381,10 +386,10 @@ def cmd_predict(args: argparse.Namespace) -> int:
 def cmd_eval(args: argparse.Namespace) -> int:
     if args.compare and args.algorithm is not None:
         raise QuercusError("--compare cross-validates every learner; leave out --algorithm")
-    _resolve_algorithm(args, "cart")
-    if args.compare and args.algorithm != "cart":  # a learner option was given
+    if args.compare and _tuned(args):
         raise QuercusError("--compare cross-validates every learner with its own settings; "
                            "leave out the learner options")
+    _resolve_algorithm(args, "cart")
     raw = read_file(args.data, args.target, args=args, warn=True)
     reason = R.regression_reason(args, raw.y)
     if reason is not None and args.compare:
