@@ -328,3 +328,14 @@ def test_auto_on_credit_g_is_fast(monkeypatch):
         warnings.simplefilter("error")
         DecisionTreeClassifier(algorithm="auto").fit(X, y)
     assert time.perf_counter() - start < 5.0
+
+
+def test_train_says_when_big_data_falls_back(data_dir, capsys, monkeypatch):
+    monkeypatch.setattr(selection, "BIG_DATA_ROWS", 100)
+    monkeypatch.setattr(selection, "FALLBACK_ROWS", 80)
+    assert cli.main(["train", "iris.csv", "--target", "species", "--out", "m.json"]) == 0
+    captured = capsys.readouterr()
+    err = captured.err.splitlines()
+    assert len(err) == 1 and err[0].startswith("quercus: warning: algorithm='auto': ")
+    assert "80 of 150 rows" in err[0] and "does not cross-validate" in err[0]
+    assert "\nChose " in captured.out and "80 of 150 rows" in captured.out

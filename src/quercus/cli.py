@@ -12,6 +12,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Sequence
 from typing import Self
 
@@ -282,12 +283,15 @@ def cmd_train(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     try:
-        model.fit(data.X, data.y, progress=bar)
+        with warnings.catch_warnings(record=model.algorithm == "auto") as caught:
+            model.fit(data.X, data.y, progress=bar)
     except DataError as error:  # e.g. no known class label: name the file
         raise DataError(f"{args.data}: {error}") from error
     finally:
         if bar is not None:
             bar.close()
+    for warning in caught or ():  # auto's big-data fallback says so
+        print(f"quercus: warning: {warning.message}", file=sys.stderr)
     seconds = time.perf_counter() - start
     save_model(model, args.out)
     learner = _learner_of(model)
