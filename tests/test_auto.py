@@ -339,3 +339,27 @@ def test_train_says_when_big_data_falls_back(data_dir, capsys, monkeypatch):
     assert len(err) == 1 and err[0].startswith("quercus: warning: algorithm='auto': ")
     assert "80 of 150 rows" in err[0] and "does not cross-validate" in err[0]
     assert "\nChose " in captured.out and "80 of 150 rows" in captured.out
+
+
+def test_an_auto_model_works_with_the_exporters_in_python(tmp_path):
+    from quercus.export import rules_to_text, tree_to_text
+    from quercus.report import write_report
+
+    X, y = _arff("iris")
+    model = DecisionTreeClassifier(algorithm="auto").fit(X, y)
+    direct = model.best_estimator_
+    assert tree_to_text(model) == tree_to_text(direct)
+    assert rules_to_text(model) == rules_to_text(direct)
+    write_report(tmp_path / "r.html", model, X, y)
+    assert f">{direct.algorithm}<" in (tmp_path / "r.html").read_text()
+
+
+def test_an_auto_c45_model_prints_weights_as_c45_does(monkeypatch):
+    from quercus.export import rules_to_text, tree_to_text
+
+    _pin(monkeypatch, "c45")
+    X, y = _arff("iris")
+    model = DecisionTreeClassifier(algorithm="auto").fit(X, y)
+    assert model.chosen_["name"] == "c45"
+    assert tree_to_text(model) == tree_to_text(model.best_estimator_)
+    assert rules_to_text(model) == rules_to_text(model.best_estimator_)
