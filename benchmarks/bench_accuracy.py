@@ -171,7 +171,7 @@ def main() -> int:
         print(f"R's rpart skipped: {why_no_r}")
     learners = []
     for name, runner, needs in LEARNERS:
-        if needs is not None and not candidate_available(needs):
+        if needs is not None and not candidate_available(needs, DecisionTreeClassifier):
             print(f"{name} skipped: this Quercus has no {needs.params}")
             continue
         learners.append((name, runner))

@@ -48,22 +48,27 @@ def test_gate_leaves_out_what_this_quercus_lacks():
     from quercus.learners import LEARNERS
 
     c45 = selection.Candidate("x", "x", {"algorithm": "c45"})
-    assert selection.candidate_available(c45)
+    assert selection.candidate_available(c45, DecisionTreeClassifier)
     assert not selection.candidate_available(
-        selection.Candidate("x", "x", {"algorithm": "no-such-learner"}))
+        selection.Candidate("x", "x", {"algorithm": "no-such-learner"}), DecisionTreeClassifier)
     assert not selection.candidate_available(
-        selection.Candidate("x", "x", {"algorithm": "c45", "no_such_parameter": 1}))
+        selection.Candidate("x", "x", {"algorithm": "c45", "no_such_parameter": 1}),
+        DecisionTreeClassifier)
     names = DecisionTreeClassifier._param_names()
     for candidate in selection.CANDIDATES:
         expected = (candidate.params["algorithm"] in LEARNERS
                     and all(p in names for p in candidate.params))
-        assert selection.candidate_available(candidate) == expected
-    available = {c.name for c in selection.available_candidates(150, 4)}
-    assert {"c45", "optimal-d2", "optimal-d3", "optimal-d4"} <= available
+        assert selection.candidate_available(candidate, DecisionTreeClassifier) == expected
+
+    def available(n_rows, n_features):
+        return {c.name for c in selection.available_candidates(DecisionTreeClassifier, n_rows,
+                                                                n_features)}
+
+    assert {"c45", "optimal-d2", "optimal-d3", "optimal-d4"} <= available(150, 4)
     # the size gates: optimal depth 4 only on small data, depth 3 on mid-sized data
-    assert "optimal-d4" not in {c.name for c in selection.available_candidates(1000, 20)}
-    assert "optimal-d3" in {c.name for c in selection.available_candidates(1000, 20)}
-    assert "optimal-d3" not in {c.name for c in selection.available_candidates(20000, 20)}
+    assert "optimal-d4" not in available(1000, 20)
+    assert "optimal-d3" in available(1000, 20)
+    assert "optimal-d3" not in available(20000, 20)
 
 
 def test_selection_table_matches_an_independent_cross_validation(monkeypatch):
@@ -154,8 +159,8 @@ def test_big_data_falls_back_on_a_subsample(monkeypatch):
     X, y = _arff("iris")
     with pytest.warns(UserWarning, match="does not cross-validate"):
         model = DecisionTreeClassifier(algorithm="auto", random_state=5).fit(X, y)
-    fallback = next(name for name in selection.FALLBACK
-                    if selection.candidate_available(selection._by_name(name)))
+    fallback = next(name for name in selection.FALLBACK if selection.candidate_available(
+        selection._by_name(name), DecisionTreeClassifier))
     assert list(model.selection_["name"]) == [fallback] and model.selection_["chosen"].all()
     assert model.chosen_["name"] == fallback
     assert "80 of 150 rows" in model.selection_summary_
@@ -273,7 +278,8 @@ def test_eval_compare_prints_every_learner_on_the_same_folds(data_dir, capsys):
                         "every learner")
     assert lines[1].split() == ["learner", "accuracy", "±", "s.e.", "leaves", "seconds"]
     rows = {line[:18].strip(): line[18:].split() for line in lines[2:]}
-    names = [c.label for c in selection.available_candidates(150, 4)] + ["CART, unpruned"]
+    names = [c.label for c in selection.available_candidates(DecisionTreeClassifier, 150, 4)]
+    names.append("CART, unpruned")
     assert list(rows) == names
     assert sum(line.endswith("<- auto's choice") for line in lines) == 1
     # the baseline row against evaluation.cross_validate (15 rows per fold: mean = pooled)
@@ -287,7 +293,7 @@ def test_eval_compare_prints_every_learner_on_the_same_folds(data_dir, capsys):
 
 def test_compare_folds_are_the_evaluation_folds(data_dir):
     data = quercus.read_csv(data_dir / "iris.csv", "species")
-    table = selection.compare(data.X, data.y, n_folds=5, seed=2,
+    table = selection.compare(DecisionTreeClassifier, data.X, data.y, n_folds=5, seed=2,
                               candidates=[selection._by_name("c45")])
     folds = stratified_folds(data.y, 5, seed=2)
     right = 0

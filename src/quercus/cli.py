@@ -21,6 +21,11 @@ import pandas as pd
 
 from . import __version__, datasets
 from . import cli_regression as R
+from .cli_auto import categorical_option as _categorical
+from .cli_auto import learner_of as _learner_of
+from .cli_auto import print_comparison as _print_comparison
+from .cli_auto import resolve_algorithm as _resolve_algorithm
+from .cli_auto import tuned as _tuned
 from .cli_output import (
     EXPORT_FORMATS,
     PICTURE_FORMATS,
@@ -85,30 +90,6 @@ def _confidence(text: str) -> float:
     return value
 
 
-def _categorical(args: argparse.Namespace):
-    """``categorical_features``: the --categorical columns of an ARFF file (CSV, Parquet:
-    the reader types the columns)."""
-    if args.categorical and data_format(args.data) == "arff":
-        return list(args.categorical)
-    return "auto"
-
-
-def _tuned(args: argparse.Namespace) -> bool:
-    """Whether a learner option (not --algorithm) differs from its default."""
-    return any(getattr(args, dest) != value for dest, value in args.tuning_defaults.items())
-
-
-def _resolve_algorithm(args: argparse.Namespace, default: str) -> None:
-    """``--algorithm`` when it is not given: ``default`` (``auto`` for train), unless a
-    learner option, --stream or --scheduler is given: then CART, as before ``auto``."""
-    args.given_algorithm = args.algorithm
-    if args.algorithm is not None:
-        return
-    tuned = _tuned(args)
-    explicit = getattr(args, "stream", None) or getattr(args, "scheduler", None)
-    args.algorithm = "cart" if tuned or explicit else default
-
-
 def _estimator(args: argparse.Namespace) -> DecisionTreeClassifier:
     """The estimator described by the learner options."""
     categorical = _categorical(args)
@@ -148,11 +129,6 @@ def _criterion_used(model: DecisionTreeClassifier) -> str:
     """The criterion a fitted model used (its algorithm's default when left as None)."""
     model = _learner_of(model)
     return model.criterion if model.criterion is not None else DEFAULT_CRITERION[model.algorithm]
-
-
-def _learner_of(model: DecisionTreeClassifier) -> DecisionTreeClassifier:
-    """The model whose tree it is: the chosen learner of an ``auto`` model."""
-    return model.best_estimator_ if model.algorithm == "auto" else model
 
 
 def _label_text(label) -> str:
@@ -413,21 +389,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
     print(f"Accuracy: mean {result.mean:.4f}, std {result.std:.4f}")
     print("Confusion matrix (rows: true class, columns: predicted class):")
     print(format_confusion(result.confusion, result.labels))
-    return 0
-
-
-def _print_comparison(args: argparse.Namespace, data) -> int:
-    """``eval --compare``: every learner on the same folds, as ``auto`` compares them."""
-    from .selection import compare, format_table
-
-    try:
-        table = compare(data.X, data.y, n_folds=args.cv, seed=args.seed,
-                        categorical_features=_categorical(args))
-    except DataError as error:
-        raise DataError(f"{args.data}: {error}") from error
-    print(f"{args.cv}-fold cross-validation on {len(data.X)} rows (seed {args.seed}), the "
-          "same folds for every learner")
-    print(format_table(table))
     return 0
 
 

@@ -66,24 +66,25 @@ FALLBACK = ("cart-1se", "c45")
 BASELINE = Candidate("cart", "CART, unpruned", {"algorithm": "cart"})
 
 
-def candidate_available(candidate: Candidate) -> bool:
+def candidate_available(candidate: Candidate, estimator) -> bool:
     """Whether this Quercus has the candidate's learner and parameters.
 
     The one capability gate of ``auto``: a candidate whose ``algorithm`` is not a learner
-    yet (rpart) or that needs a parameter the estimator does not have yet (``prune``) is
-    left out. Once every candidate's learner is merged this may simply return True.
+    yet (rpart) or that needs a parameter the estimator class ``estimator``
+    (``DecisionTreeClassifier``; passed in, as this module does not import it) does not
+    have yet (``prune``) is left out. Once every candidate's learner is merged this may
+    simply return True.
     """
-    from .estimator import DecisionTreeClassifier
     from .learners import LEARNERS
 
-    names = DecisionTreeClassifier._param_names()
+    names = estimator._param_names()
     return candidate.params["algorithm"] in LEARNERS and all(p in names for p in candidate.params)
 
 
-def available_candidates(n_rows: int, n_features: int) -> list[Candidate]:
+def available_candidates(estimator, n_rows: int, n_features: int) -> list[Candidate]:
     """The candidates this Quercus has, among those tried on data of this size."""
     cells = n_rows * max(n_features, 1)
-    return [c for c in CANDIDATES if candidate_available(c)
+    return [c for c in CANDIDATES if candidate_available(c, estimator)
             and (c.max_cells is None or cells <= c.max_cells)]
 
 
@@ -116,21 +117,21 @@ def _fold_score(model, X, y, weights) -> float:
     return float(right @ weights)
 
 
-def evaluate(candidates, frame, labels, weights, folds, base: dict, progress=None) -> pd.DataFrame:
-    """Fit every candidate on every fold; the table of ``Selection.table`` (no choice yet).
+def evaluate(estimator, candidates, frame, labels, weights, folds, base: dict,
+             progress=None) -> pd.DataFrame:
+    """Fit every candidate (an ``estimator`` of its parameters) on every fold; the table
+    of ``Selection.table`` (no choice yet).
 
     ``frame``/``labels`` are encoded once for all folds (``evaluation._canonical_frame``),
     ``weights`` the rows' sample weights and ``base`` the parameters every fit shares.
     A candidate that fails on a fold (e.g. ID3-style data it refuses) gets NaN figures.
     """
-    from .estimator import DecisionTreeClassifier
-
     rows, total, done = [], len(candidates) * len(folds), 0
     for candidate in candidates:
         right = tested = 0.0
         accuracies, leaves, seconds, error = [], [], [], None
         for train, test in folds:
-            model = DecisionTreeClassifier(**{**base, **candidate.params})
+            model = estimator(**{**base, **candidate.params})
             start = time.perf_counter()
             try:
                 model.fit(frame.iloc[train], labels.iloc[train], sample_weight=weights[train])
@@ -245,10 +246,10 @@ def select(model, X, y, sample_weight=None, progress=None) -> Selection:
             "categorical_features": model.categorical_features}
     n, n_features = len(known), frame.shape[1]
     if n > BIG_DATA_ROWS:
-        return _fallback(n)
+        return _fallback(n, type(model))
     rows = np.arange(n) if n <= SELECT_ROWS else _subsample(n, SELECT_ROWS, seed)
     note = "" if n <= SELECT_ROWS else f" (selected on {SELECT_ROWS:,} of {n:,} rows)"
-    candidates = available_candidates(len(rows), n_features)
+    candidates = available_candidates(type(model), len(rows), n_features)
     if len(rows) < 2 or not candidates:  # nothing to cross-validate: the first learner
         first = candidates[0] if candidates else _by_name("c45")
         table = pd.DataFrame([{"name": first.name, "learner": first.label, "accuracy": np.nan,
@@ -259,16 +260,16 @@ def select(model, X, y, sample_weight=None, progress=None) -> Selection:
 
     folds = [(rows[a], rows[b]) for a, b in stratified_folds(
         labels.iloc[rows].to_numpy(), min(INNER_FOLDS, len(rows)), seed)]
-    table = evaluate(candidates, frame, labels, weights, folds, base, progress)
+    table = evaluate(type(model), candidates, frame, labels, weights, folds, base, progress)
     chosen = choose(table, len(rows))
     table.loc[chosen, "chosen"] = True
     return Selection(table, candidates[chosen], summary_line(table, chosen, note))
 
 
-def _fallback(n: int) -> Selection:
+def _fallback(n: int, estimator) -> Selection:
     """Big data: no selection; the first available fallback learner, fitted on a subsample."""
-    fallback = next((_by_name(name) for name in FALLBACK if candidate_available(_by_name(name))),
-                    _by_name("c45"))
+    fallback = next((_by_name(name) for name in FALLBACK
+                     if candidate_available(_by_name(name), estimator)), _by_name("c45"))
     text = (f"{fallback.label} on a random {FALLBACK_ROWS:,} of {n:,} rows: above "
             f"{BIG_DATA_ROWS:,} rows 'auto' does not cross-validate its candidates")
     warnings.warn(f"algorithm='auto': {text}", UserWarning, stacklevel=4)
@@ -278,22 +279,23 @@ def _fallback(n: int) -> Selection:
     return Selection(table, fallback, text, fallback=True)
 
 
-def compare(X, y, n_folds: int = 10, seed: int = 0, categorical_features="auto",
+def compare(estimator, X, y, n_folds: int = 10, seed: int = 0, categorical_features="auto",
             candidates=None) -> pd.DataFrame:
     """Every learner ``auto`` has (or ``candidates``) plus the unpruned CART tree, on the
     same stratified folds: the table of ``selection_`` with the row ``auto`` would choose
-    flagged. ``quercus eval --compare`` prints it."""
+    flagged. ``estimator`` is the class (``DecisionTreeClassifier``). ``quercus eval
+    --compare`` prints it."""
     from .evaluation import stratified_folds
 
     known, frame, labels = _known_rows(X, y, categorical_features)
     if candidates is None:
-        candidates = available_candidates(len(known), frame.shape[1])
+        candidates = available_candidates(estimator, len(known), frame.shape[1])
     folds = stratified_folds(labels.to_numpy(), n_folds, seed)
     base = {"random_state": seed, "categorical_features": categorical_features}
-    table = evaluate(candidates, frame, labels, np.ones(len(known)), folds, base)
+    table = evaluate(estimator, candidates, frame, labels, np.ones(len(known)), folds, base)
     chosen = choose(table, len(known))
     table.loc[chosen, "chosen"] = True
-    baseline = evaluate([BASELINE], frame, labels, np.ones(len(known)), folds, base)
+    baseline = evaluate(estimator, [BASELINE], frame, labels, np.ones(len(known)), folds, base)
     return pd.concat([table, baseline], ignore_index=True)
 
 
@@ -324,8 +326,6 @@ def fit_auto(model, X, y, sample_weight=None, progress=None):
     every row (big data: the fallback learner on a subsample) and take over its fitted
     attributes; ``selection_``, ``chosen_``, ``best_estimator_`` and ``selection_summary_``
     record the choice."""
-    from .estimator import DecisionTreeClassifier
-
     _check_params(model)
     if hasattr(X, "__dask_graph__") or hasattr(y, "__dask_graph__"):
         raise ValueError("algorithm='auto' needs data in memory; pick an algorithm for a "
@@ -349,7 +349,7 @@ def fit_auto(model, X, y, sample_weight=None, progress=None):
     params = {**model.get_params(), **selection.chosen.params}
     params["random_state"] = _seed(model.random_state) if model.random_state is None \
         or isinstance(model.random_state, np.random.RandomState) else model.random_state
-    best = DecisionTreeClassifier(**params)
+    best = type(model)(**params)
     if selection.fallback:
         rows = _subsample(len(X), min(FALLBACK_ROWS, len(X)), params["random_state"])
         X, y = _take(X, rows), _take(as_1d(y), rows)
