@@ -86,10 +86,10 @@ def shared(quercus_cmd, tmp_path_factory) -> Path:
     (directory / "bad.json").write_text(BAD_MODEL)
     (directory / "gaps.csv").write_text("Outlook,Wind,PlayTennis\nSunny,Weak,No\n"
                                         "Rain,,Yes\nOvercast,Strong,Yes\n")
-    ok(run(quercus_cmd, "train", "iris.csv", "--target", "species", "--out", "iris.json",
-           cwd=directory))
-    ok(run(quercus_cmd, "train", "play_tennis.csv", "--target", "PlayTennis", "--out",
-           "tennis.json", cwd=directory))
+    ok(run(quercus_cmd, "train", "iris.csv", "--target", "species", "--algorithm", "cart",
+           "--out", "iris.json", cwd=directory))
+    ok(run(quercus_cmd, "train", "play_tennis.csv", "--target", "PlayTennis", "--algorithm",
+           "cart", "--out", "tennis.json", cwd=directory))
     ok(run(quercus_cmd, "train", "weather.arff", "--target", "play", "--algorithm", "c45",
            "--out", "weather_c45.json", cwd=directory))
     return directory
@@ -108,8 +108,8 @@ def ok(result: subprocess.CompletedProcess) -> str:
 
 @pytest.fixture()
 def iris_model(quercus_cmd, work) -> Path:
-    ok(run(quercus_cmd, "train", "iris.csv", "--target", "species", "--out", "iris.json",
-           cwd=work))
+    ok(run(quercus_cmd, "train", "iris.csv", "--target", "species", "--algorithm", "cart",
+           "--out", "iris.json", cwd=work))
     return work / "iris.json"
 
 
@@ -229,7 +229,8 @@ def test_train_reports_algorithm_and_resolved_criterion(quercus_cmd, work):
     _copy_arff(work, "weather.nominal")
     nominal = ["weather.nominal.arff", "--target", "play"]
     cases = [  # (arguments, printed, stored algorithm, stored criterion)
-        (["iris.csv", "--target", "species"], "(cart, gini)", "cart", None),
+        (["iris.csv", "--target", "species", "--algorithm", "cart"], "(cart, gini)", "cart",
+         None),
         (["iris.csv", "--target", "species", "--criterion", "entropy"], "(cart, entropy)",
          "cart", "entropy"),
         (["weather.arff", "--target", "play", "--algorithm", "c45"], "(c45, gain_ratio)",
@@ -308,10 +309,16 @@ def test_c45_options_are_stored_and_used(quercus_cmd, work):
 
 
 def test_defaults_train_unchanged_cart(quercus_cmd, work):
-    ok(run(quercus_cmd, "train", "iris.csv", "--target", "species", "--out", "m.json",
-           cwd=work))
+    # --algorithm cart is today's default estimator; without --algorithm, train uses auto
+    # (tests/test_auto.py) unless a learner option is given
+    ok(run(quercus_cmd, "train", "iris.csv", "--target", "species", "--algorithm", "cart",
+           "--out", "m.json", cwd=work))
     params = load_model(work / "m.json").get_params()
     assert params == DecisionTreeClassifier().get_params()
+    ok(run(quercus_cmd, "train", "iris.csv", "--target", "species", "--min-samples-split",
+           "3", "--out", "m.json", cwd=work))
+    params = load_model(work / "m.json").get_params()
+    assert params == DecisionTreeClassifier(min_samples_split=3).get_params()
 
 
 def test_c45_show_and_rules_on_soybean(quercus_cmd, work):

@@ -52,7 +52,8 @@ def work(tmp_path_factory) -> Path:
     shutil.copy(BUNDLED / "iris.csv", directory / "iris.csv")
     (directory / "new.csv").write_text(NEW_ROWS)
     (directory / "weather.arff").write_text(WEATHER)
-    ok(run("train", "iris.csv", "--target", "species", "--out", "iris.json", cwd=directory))
+    ok(run("train", "iris.csv", "--target", "species", "--algorithm", "cart", "--out",
+           "iris.json", cwd=directory))
     ok(run("train", "weather.arff", "--target", "play", "--algorithm", "c45",
            "--out", "weather.json", cwd=directory))
     return directory

@@ -12,6 +12,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Sequence
 from typing import Self
 
@@ -20,6 +21,11 @@ import pandas as pd
 
 from . import __version__, datasets
 from . import cli_regression as R
+from .cli_auto import categorical_option as _categorical
+from .cli_auto import learner_of as _learner_of
+from .cli_auto import print_comparison as _print_comparison
+from .cli_auto import resolve_algorithm as _resolve_algorithm
+from .cli_auto import tuned as _tuned
 from .cli_output import (
     EXPORT_FORMATS,
     PICTURE_FORMATS,
@@ -88,9 +94,12 @@ def _confidence(text: str) -> float:
 
 def _estimator(args: argparse.Namespace) -> DecisionTreeClassifier:
     """The estimator described by the learner options."""
-    categorical = "auto"
-    if args.categorical and data_format(args.data) == "arff":
-        categorical = list(args.categorical)  # CSV, Parquet: the reader types the columns
+    categorical = _categorical(args)
+    if args.algorithm == "auto":  # it chooses the learner and its settings
+        if _tuned(args):
+            raise QuercusError("--algorithm auto chooses the learner and its settings; leave "
+                               "out the learner options or pick another --algorithm")
+        return DecisionTreeClassifier(algorithm="auto", categorical_features=categorical)
     return DecisionTreeClassifier(
         algorithm=args.algorithm, criterion=args.criterion, max_depth=args.max_depth,
         min_samples_split=args.min_samples_split, min_samples_leaf=args.min_samples_leaf,
@@ -176,6 +185,7 @@ def _c45_cv_summary(model: DecisionTreeClassifier) -> str:
 
 def _criterion_used(model: DecisionTreeClassifier) -> str:
     """The criterion a fitted model used (its algorithm's default when left as None)."""
+    model = _learner_of(model)
     return model.criterion if model.criterion is not None else DEFAULT_CRITERION[model.algorithm]
 
 
@@ -290,6 +300,7 @@ def _train_regressor(args: argparse.Namespace, model, data, reason: str) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    _resolve_algorithm(args, "auto")
     if args.scheduler is not None:  # Parquet or CSV files fitted on a Dask cluster
         from .dask.command import train_on_cluster
 
@@ -298,6 +309,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         return _train_streaming(args)
     raw = read_file(args.data, args.target, args=args, warn=True)
     reason = R.regression_reason(args, raw.y)
+    if reason is not None and args.algorithm == "auto" and args.given_algorithm is None:
+        args.algorithm = "cart"  # auto is for classes; a numeric target keeps CART
     regressor = None if reason is None else R.regressor(args)  # refuse options first
     data = labelled_rows(args.data, raw)
     if regressor is not None:
@@ -306,26 +319,33 @@ def cmd_train(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     try:
-        model.fit(data.X, data.y, progress=bar)
+        with warnings.catch_warnings(record=model.algorithm == "auto") as caught:
+            model.fit(data.X, data.y, progress=bar)
     except DataError as error:  # e.g. no known class label: name the file
         raise DataError(f"{args.data}: {error}") from error
     finally:
         if bar is not None:
             bar.close()
+    for warning in caught or ():  # auto's big-data fallback says so
+        print(f"quercus: warning: {warning.message}", file=sys.stderr)
     seconds = time.perf_counter() - start
     save_model(model, args.out)
+    learner = _learner_of(model)
+    auto = "auto: " if model.algorithm == "auto" else ""
     print(f"Trained on {len(data.X)} rows, {model.n_features_in_} features, "
-          f"{model.n_classes_} classes ({model.algorithm}, {_criterion_used(model)})")
+          f"{model.n_classes_} classes ({auto}{learner.algorithm}, {_criterion_used(model)})")
+    if auto:
+        print(f"Chose {model.selection_summary_}")
     print(f"Depth: {model.get_depth()}, leaves: {model.get_n_leaves()}")
     print(f"Training accuracy: {model.score(data.X, data.y):.4f}")
-    if model.algorithm == "optimal":
-        print(_optimal_summary(model))
-    if getattr(model, "best_params_", None) is not None:
-        print(_c45_cv_summary(model))
-    if hasattr(model, "chosen_cp_"):
+    if learner.algorithm == "optimal":
+        print(_optimal_summary(learner))
+    if getattr(learner, "best_params_", None) is not None:
+        print(_c45_cv_summary(learner))
+    if hasattr(learner, "chosen_cp_"):
         from .pruning.cv_prune import pruning_note
 
-        print(pruning_note(model))
+        print(pruning_note(learner))
     print(f"Fit time: {seconds:.3f} s")
     print(f"Model written to {args.out}")
     return 0
@@ -410,8 +430,17 @@ def cmd_predict(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    if args.compare and args.algorithm is not None:
+        raise QuercusError("--compare cross-validates every learner; leave out --algorithm")
+    if args.compare and _tuned(args):
+        raise QuercusError("--compare cross-validates every learner with its own settings; "
+                           "leave out the learner options")
+    _resolve_algorithm(args, "cart")
     raw = read_file(args.data, args.target, args=args, warn=True)
     reason = R.regression_reason(args, raw.y)
+    if reason is not None and args.compare:
+        raise QuercusError(f"--compare is for classification ({reason}; use --task "
+                           "classification for classes)")
     if reason is not None:
         y = R.numeric_values(raw.y)
         results = R.cross_validate_regressor(R.regressor(args), raw.X, y, args.cv, args.seed)
@@ -419,6 +448,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         R.print_eval(results, int((~np.isnan(y)).sum()), args.cv, args.seed)
         return 0
     data = labelled_rows(args.data, raw)
+    if args.compare:
+        return _print_comparison(args, data)
     result = cross_validate(_estimator(args), data.X, data.y, n_folds=args.cv, seed=args.seed)
     print(f"{args.cv}-fold cross-validation on {len(data.X)} rows (seed {args.seed})")
     print(f"Accuracy: mean {result.mean:.4f}, std {result.std:.4f}")
@@ -461,11 +492,13 @@ def _criterion_help() -> str:
 
 def _learner_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("learner options")
-    group.add_argument("--algorithm", default="cart", choices=list(ALGORITHMS),
+    group.add_argument("--algorithm", default=None, choices=[*ALGORITHMS, "auto"],
                        help="tree learner: cart, id3 (categorical features only), c45 "
                             "(C4.5 as Weka's J48), interval (seed 001), optimal (least "
-                            "training errors at the depth) or rpart (R's rpart: surrogates, "
-                            "cp table) (default: cart)")
+                            "training errors at the depth), rpart (R's rpart: surrogates, "
+                            "cp table) or auto (the best small tree by inner "
+                            "cross-validation, docs/auto.md) (default: auto for train and "
+                            "cart for eval when no learner option is given, else cart)")
     group.add_argument("--criterion", default=None, metavar="NAME", help=_criterion_help())
     group.add_argument("--max-depth", type=int, metavar="N", help="maximum depth")
     group.add_argument("--min-samples-leaf", type=_count, default=None, metavar="N",
@@ -545,6 +578,8 @@ def _learner_options(parser: argparse.ArgumentParser) -> None:
                        help="treat these columns as numeric: a value that is not a number "
                             "(nor a missing-value token) is an error naming its line "
                             "(CSV and Parquet)")
+    untuned = ("algorithm", "task", "categorical", "numeric")
+    tuning = [a for a in group._group_actions if a.dest not in untuned]
     reading_options(parser)
     optimal = parser.add_argument_group("optimal trees (--algorithm optimal; docs/optimal.md)")
     optimal.add_argument("--max-splits", type=int, metavar="N",
@@ -584,6 +619,9 @@ def _learner_options(parser: argparse.ArgumentParser) -> None:
     rpart.add_argument("--surrogate-style", type=int, choices=[0, 1], default=0,
                        help="surrogate ranking: 0 counts rows missing the surrogate's "
                             "feature as errors, 1 leaves them out (default: 0)")
+    tuning += optimal._group_actions + rpart._group_actions + pruning._group_actions
+    # the learner options (not --algorithm): given any, train keeps CART instead of auto
+    parser.set_defaults(tuning_defaults={a.dest: a.default for a in tuning})
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -746,6 +784,10 @@ def build_parser() -> argparse.ArgumentParser:
                           help="number of folds (default: 10)")
     evaluate.add_argument("--seed", type=int, default=0, metavar="S",
                           help="seed of the fold shuffle (default: 0)")
+    evaluate.add_argument("--compare", action="store_true",
+                          help="cross-validate every learner 'auto' chooses among, and the "
+                               "unpruned CART tree, on the same folds: accuracy ± standard "
+                               "error, leaves, seconds per fit (docs/auto.md)")
     _learner_options(evaluate)
     evaluate.set_defaults(func=cmd_eval)
 

@@ -40,7 +40,7 @@ class DecisionTreeClassifier:
 
     Parameters
     ----------
-    algorithm : {"cart", "id3", "c45", "interval", "optimal"}, default="cart"
+    algorithm : {"cart", "id3", "c45", "interval", "optimal", "auto"}, default="cart"
         The learner. ``"cart"``: binary splits, numeric thresholds at midpoints, categorical
         features split by a subset of categories (docs/cart.md). ``"id3"``: one branch per
         category, categorical features only, no pruning. ``"c45"``: C4.5 release 8 as
@@ -50,6 +50,10 @@ class DecisionTreeClassifier:
         feature per split; a row that fits no branch is unclassified (docs/interval.md).
         ``"optimal"``: the binary tree of least (weighted) training misclassification at
         depth <= ``max_depth`` (3 when None), found by branch and bound (docs/optimal.md).
+        ``"auto"``: the best small tree: the candidate learners are compared by inner
+        stratified cross-validation (seeded by ``random_state``) and the winner refitted
+        on all rows (docs/auto.md); only ``random_state``, ``class_weight`` and
+        ``categorical_features`` may be set with it.
     criterion : str or None, default=None
         ``"gini"`` (CART's default), ``"entropy"`` or its scikit-learn name ``"log_loss"``
         for CART and the class-interval tree;
@@ -186,6 +190,11 @@ time_limit, max_gap
         of ``leaves`` and whether it was ``chosen``.
     best_params_ : dict
         C4.5 with ``prune="cv"``: the chosen ``confidence`` and ``min_samples_leaf``.
+    selection_, chosen_, best_estimator_, selection_summary_
+        ``algorithm="auto"`` only: the candidates' table (a pandas DataFrame: ``name``,
+        ``learner``, ``accuracy``, ``std_error``, ``leaves``, ``fit_seconds``, ``chosen``,
+        ``error``), the winner's name and parameters, the winner refitted on all rows
+        (whose tree is ``tree_``), and a one-line account of the choice.
     objective_, lower_bound_, gap_, optimal_, n_subproblems_, cache_hits_
         Optimal trees only: the tree's errors (+ penalty) on the training rows, a proven
         lower bound on the optimum, their difference, and whether the tree is proven
@@ -299,7 +308,11 @@ time_limit, max_gap
         class-interval tree), or for the look-ahead class-interval tree the share of the
         root's candidate splits searched. ``quercus train`` draws it as a bar on a terminal.
         """
-        P.check_choice("algorithm", self.algorithm, list(ALGORITHMS))
+        P.check_choice("algorithm", self.algorithm, [*ALGORITHMS, "auto"])
+        if self.algorithm == "auto":  # the best small tree by inner CV (docs/auto.md)
+            from .selection import fit_auto
+
+            return fit_auto(self, X, y, sample_weight, progress=progress)
         criterion = DEFAULT_CRITERION[self.algorithm] if self.criterion is None else self.criterion
         P.check_choice("criterion", criterion, CRITERIA[self.algorithm])
         P.check_prune(self.prune, self.algorithm, self.pruning, self.reduced_error_pruning,

@@ -137,8 +137,9 @@ class _TreeWriter:
 # -- the other sections --------------------------------------------------------------------
 def _summary(model, title: str) -> str:
     tree = model.tree_
-    criterion = model.criterion or DEFAULT_CRITERION.get(model.algorithm, "gini")
-    items = [("algorithm", model.algorithm), ("criterion", criterion),
+    learner = model.best_estimator_ if model.algorithm == "auto" else model  # auto's choice
+    criterion = learner.criterion or DEFAULT_CRITERION[learner.algorithm]
+    items = [("algorithm", learner.algorithm), ("criterion", criterion),
              ("depth", tree.max_depth), ("leaves", tree.n_leaves), ("nodes", tree.n_nodes),
              ("features", model.n_features_in_),
              ("classes", ", ".join(_text(c) for c in model.classes_)),

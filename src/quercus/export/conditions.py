@@ -307,7 +307,8 @@ def weighted_support(model) -> bool:
     are split into fractions."""
     tree = model.tree_
     inner = tree.kind != LEAF
-    return (getattr(model, "algorithm", None) == "c45"
+    learner = getattr(model, "best_estimator_", model)  # algorithm="auto": its choice
+    return (getattr(learner, "algorithm", None) == "c45"
             or bool(np.any(tree.missing_branch[inner] == WEIGHTED)))
 
 

@@ -145,6 +145,9 @@ def model_from_dict(document, path="<model>"):
     if not isinstance(document["has_feature_names"], bool):
         raise ModelFileError(f"{path} has a bad 'has_feature_names' entry (not true or false)")
     model = _fitted(model, tree, schema, document["has_feature_names"])
+    selection = document.get("selection")  # written for a model that algorithm="auto" chose
+    if isinstance(selection, dict) and isinstance(selection.get("summary"), str):
+        model.selection_summary_ = selection["summary"]
     read_rpart_entries(model, document, path)
     if C45_CV in document:
         _set_c45_cv(model, document[C45_CV], path)

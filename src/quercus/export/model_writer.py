@@ -81,7 +81,10 @@ def model_to_dict(model) -> dict:
     for name, values in tree_dict.items():
         if isinstance(values, list):
             tree_dict[name] = _floats_to_json(values)
-    params = {name: _param_to_json(name, value) for name, value in model.get_params().items()}
+    chosen = _auto_choice(model)
+    params_of = model if chosen is None else chosen  # "auto": saved as the chosen learner
+    params = {name: _param_to_json(name, value)
+              for name, value in params_of.get_params().items()}
     document = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -97,6 +100,8 @@ def model_to_dict(model) -> dict:
         document[C45_CV] = c45_cv_to_json(model)
     if getattr(model, "chosen_cp_", None) is not None:  # CART with prune (its cp table:
         document["chosen_cp"] = float(model.chosen_cp_)  # rpart_entries)
+    if chosen is not None:
+        document["selection"] = _selection_entry(model)
     return document
 
 
@@ -111,6 +116,29 @@ def c45_cv_to_json(model) -> dict:
     return {"best_params": {"confidence": float(model.best_params_["confidence"]),
                             "min_samples_leaf": int(model.best_params_["min_samples_leaf"])},
             "cv_results": {str(name): table[name].tolist() for name in table.columns}}
+
+
+def _auto_choice(model):
+    """The refitted winner of an ``algorithm="auto"`` model (None for any other model)."""
+    if getattr(model, "algorithm", None) != "auto":
+        return None
+    return model.best_estimator_
+
+
+def _selection_entry(model) -> dict:
+    """How ``auto`` chose: its one-line account and the candidates' table (older Quercus
+    versions ignore this entry; the model loads as the chosen learner)."""
+    def cell(value):
+        if isinstance(value, (bool, np.bool_)):
+            return bool(value)
+        if isinstance(value, (Real, np.generic)) and not isinstance(value, Integral):
+            return None if not math.isfinite(float(value)) else float(value)
+        return value.item() if isinstance(value, np.generic) else value
+
+    table = model.selection_
+    return {"summary": model.selection_summary_, "chosen": model.chosen_["name"],
+            "candidates": [{k: cell(v) for k, v in row.items()}
+                           for row in table.to_dict(orient="records")]}
 
 
 def save_model(model, path) -> None:
