@@ -564,7 +564,7 @@ def _learner_options(parser: argparse.ArgumentParser) -> None:
                        help="class-interval tree: choose splits by the best subtrees below "
                             "them (seed 001's look-ahead; max depth 10 unless given)")
     group.add_argument("--lookahead-listing", dest="lookahead", action="store_const",
-                       const="listing",
+                       const="listing", default=False,
                        help="class-interval tree: the look-ahead as seed 001's program "
                             "listing computes it (integer-division Gini; reproduces the "
                             "seed's iris figures)")
