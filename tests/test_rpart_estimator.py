@@ -132,3 +132,14 @@ def test_rpart_defaults_follow_rpart_control():
     assert model.cp_table_["xerror"].isna().all()
     leaf_only = DecisionTreeClassifier(algorithm="rpart", xval=0, min_samples_leaf=4).fit(X, y)
     assert leaf_only.rpart_fit_.control.min_split == 12
+
+
+def test_one_class_gives_a_single_leaf_and_a_zero_cp_table():
+    """R's rpart stops with an error here; Quercus returns the one-leaf tree (auto's inner
+    folds can hold a single class)."""
+    X = pd.DataFrame({"x": np.arange(30.0)})
+    y = pd.Series(pd.Categorical(["a"] * 30, categories=["a", "b"]))
+    model = DecisionTreeClassifier(algorithm="rpart").fit(X, y)
+    assert model.get_n_leaves() == 1
+    assert model.cp_table_.to_numpy().tolist() == [[0.0, 0, 0.0, 0.0, 0.0]]
+    assert set(model.predict(X)) == {"a"}

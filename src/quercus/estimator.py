@@ -584,7 +584,8 @@ time_limit, max_gap
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None) -> PruningPath:
         """Effective alphas and total leaf impurities of minimal cost-complexity pruning."""
-        unpruned = type(self)(**{**self.get_params(), "ccp_alpha": 0.0, "prune": None})
+        reset = {"ccp_alpha": 0.0, **({"prune": None} if self.prune is not None else {})}
+        unpruned = type(self)(**{**self.get_params(), **reset})
         unpruned.fit(X, y, sample_weight)
         return pruning_path(unpruned.tree_)
 

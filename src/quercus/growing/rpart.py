@@ -87,6 +87,9 @@ def fit_rpart(X, y, weights=None, *, categorical, n_levels, control=None, priors
     root_counts = costs.class_totals
     R0 = float(((root_counts * costs.q) @ costs.loss).min())
     alpha = control.cp * R0
+    # the cp table and complexities are scaled by the root's risk; a root without risk
+    # (one class) is a single leaf whose table is all zeros (R's rpart stops with an error)
+    scale = R0 if R0 > 0 else 1.0
     fast = FastGrower(Xu, yu, wu, costs, control, is_cat, levels, order, state)
     tree, _, numbers = fast.grow(np.ones(len(yu), dtype=np.bool_), alpha, cap=False)
     left, cp = tree[0], tree[2]
@@ -105,9 +108,10 @@ def fit_rpart(X, y, weights=None, *, categorical, n_levels, control=None, priors
         else:
             pred = cross_validate(fast, folds_u, cps, alpha)
             sw, sd = cv_errors(pred, yu, wu, costs)
-            xerror, xstd = sw / R0, sd / R0
-    table = make_cp_table(np.asarray(cps) / R0, nsplit, np.asarray(risk) / R0, xerror, xstd)
-    frame, splits, importance = build_records(root, costs, p, R0)
+            xerror, xstd = sw / scale, sd / scale
+    table = make_cp_table(np.asarray(cps) / scale, nsplit, np.asarray(risk) / scale, xerror,
+                          xstd)
+    frame, splits, importance = build_records(root, costs, p, scale)
     where = np.full(n, -1, dtype=np.int64)
     where[used] = grower.where
     return RpartFit(frame=frame, splits=splits, importance=importance, where=where,
