@@ -14,10 +14,10 @@ from .data.schema import Schema, infer_schema
 from .errors import DataError
 from .growing.builders import StoppingRules
 from .learners import (
+    ALGORITHMS,
     CRITERIA,
     DEFAULT_CRITERION,
     DEFAULT_MIN_SAMPLES_LEAF,
-    ALGORITHMS,
     LEARNERS,
     Settings,
     fit_cart_binned,

@@ -68,7 +68,8 @@ def resolve_folds(xval, n_rows: int, random_state) -> np.ndarray | None:
     with numpy's generator seeded by ``random_state``); an array gives the ids itself.
     """
     if isinstance(xval, bool):
-        raise ValueError(f"xval must be an int >= 0 or an array of fold ids; got {xval!r}")
+        raise ValueError(  # noqa: TRY004 - a bad parameter value, as scikit-learn says it
+            f"xval must be an int >= 0 or an array of fold ids; got {xval!r}")
     if isinstance(xval, Integral):
         if xval < 0 or xval == 1:
             raise ValueError(f"xval must be 0 (no cross-validation) or an int >= 2; "
