@@ -19,6 +19,7 @@ from quercus._kernels.rpart_split import (
     _surrogate_categorical,
     _surrogate_numeric,
     categorical_tallies,
+    partition_segments,
     surrogate_tallies,
 )
 
@@ -239,7 +240,7 @@ def grow_fold(X, vals, order, buffer, vbuffer, XC, cat_cols, cat_pos, keep, C, T
             node_spec0[idx] = s0
             node_nspec[idx] = 1 + (n_sur if use_sur >= 1 else 0)
             node_major[idx] = (-1 if w_l > w_r else 1) if use_sur == 2 else 0
-            n_l, n_r = _partition(order, vals, start, nn, dirs, buffer, vbuffer, keep)
+            n_l, n_r = partition_segments(order, vals, start, nn, dirs, buffer, vbuffer, keep)
             left = n_nodes
             right = n_nodes + 1
             n_nodes += 2
@@ -316,48 +317,6 @@ def grow_fold(X, vals, order, buffer, vbuffer, XC, cat_cols, cat_pos, keep, C, T
         par = node_parent[idx]
         node_cp[idx] = min(node_cp[idx], node_cp[par])
     return n_nodes
-
-
-@njit(cache=True)
-def _partition(order, vals, start, nn, dirs, buffer, vbuffer, keep):
-    for f in range(order.shape[0]):
-        if not keep[f]:
-            continue
-        pos = start
-        nr = 0
-        ns = 0
-        for p in range(start, start + nn):
-            r = order[f, p]
-            v = vals[f, p]
-            d = dirs[r]
-            if d < 0:
-                order[f, pos] = r
-                vals[f, pos] = v
-                pos += 1
-            elif d > 0:
-                buffer[f, nr] = r
-                vbuffer[f, nr] = v
-                nr += 1
-            else:
-                buffer[f, nn - 1 - ns] = r
-                vbuffer[f, nn - 1 - ns] = v
-                ns += 1
-        for k in range(nr):
-            order[f, pos + k] = buffer[f, k]
-            vals[f, pos + k] = vbuffer[f, k]
-        pos += nr
-        for k in range(ns):
-            order[f, pos + k] = buffer[f, nn - 1 - k]
-            vals[f, pos + k] = vbuffer[f, nn - 1 - k]
-    n_left = 0
-    n_right = 0
-    for p in range(start, start + nn):
-        d = dirs[order[0, p]]
-        if d < 0:
-            n_left += 1
-        elif d > 0:
-            n_right += 1
-    return n_left, n_right
 
 
 @njit(cache=True)

@@ -135,20 +135,6 @@ def _merge_close(alpha: np.ndarray) -> np.ndarray:
     return target[np.searchsorted(values, alpha)]
 
 
-def _merge_close(alpha: np.ndarray) -> np.ndarray:
-    """Complexities within ``RELATIVE_TOLERANCE`` of the next larger one take its value."""
-    values = np.unique(alpha)
-    if values.size < 2:
-        return alpha
-    close = np.diff(values) <= RELATIVE_TOLERANCE * values[1:]
-    if not close.any():
-        return alpha
-    # each value maps to the largest value of its run of close neighbours
-    run_end = np.flatnonzero(np.append(~close, True))
-    target = values[run_end[np.searchsorted(run_end, np.arange(values.size))]]
-    return target[np.searchsorted(values, alpha)]
-
-
 def _kept(branch_risk, risks, children, kept) -> np.ndarray:
     """The children's risks: their branch's if kept, their own if collapsed."""
     return np.where(kept, branch_risk[children], risks[children])
