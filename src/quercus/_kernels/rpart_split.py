@@ -34,25 +34,33 @@ def _scaled_impurity(c, total, crit):
 
 
 @njit(cache=True)
-def _literal_improve(first, t_first, second, t_second, tot, ttot, crit):
-    """improve = T(S) I(S) - [T(S_1) I(S_1) + T(S_2) I(S_2)], in rpart's own arithmetic.
-
-    Gini: each term is T * (p * (1 - p)) with p = c / T; the parent's terms are summed in
-    class order, the children's in ONE running sum that takes, class by class, the term of
-    ``first`` (the side the search accumulates: the rows with x < cut, or the enumerated
-    category set) and then that of ``second``. This order reproduces rpart's stored improve
-    values bit for bit on two-class fits (docs/rpart.md, "Exact ties"); rpart breaks ties
-    between variables by exact comparison of these numbers.
-    """
+def _parent_term(tot, ttot, crit):
+    """T(S) I(S) as rpart computes it (Gini: T * (p * (1 - p)) summed in class order)."""
     if crit != 0:
-        return _scaled_impurity(tot, ttot, crit) - (_scaled_impurity(first, t_first, crit)
-                                                    + _scaled_impurity(second, t_second, crit))
-    parent = 0.0
+        return _scaled_impurity(tot, ttot, crit)
+    s = 0.0
     for i in range(tot.shape[0]):
         p = tot[i] / ttot
-        parent += ttot * (p * (1.0 - p))
+        s += ttot * (p * (1.0 - p))
+    return s
+
+
+@njit(cache=True)
+def _literal_improve(first, t_first, second, t_second, parent, crit):
+    """improve = T(S) I(S) - [T(S_1) I(S_1) + T(S_2) I(S_2)], in rpart's own arithmetic.
+
+    ``parent`` comes from ``_parent_term``. Gini: the children's terms T * (p * (1 - p)) go
+    into ONE running sum that takes, class by class, the term of ``first`` (the side the
+    search accumulates: the rows with x < cut, or the enumerated category set) and then that
+    of ``second``. This order reproduces rpart's stored improve values bit for bit on
+    two-class fits (docs/rpart.md, "Ties between variables"); rpart ranks variables by exact
+    comparison of these numbers.
+    """
+    if crit != 0:
+        return parent - (_scaled_impurity(first, t_first, crit)
+                         + _scaled_impurity(second, t_second, crit))
     children = 0.0
-    for i in range(tot.shape[0]):
+    for i in range(first.shape[0]):
         if t_first > 0.0:
             p = first[i] / t_first
             children += t_first * (p * (1.0 - p))
@@ -166,7 +174,7 @@ def _numeric_best(vals, y, w, a, order, j, start, nn, minbucket, crit, K, out, x
     for k in range(K):
         right[k] = tot[k] - left[k]
         tr += right[k]
-    out[0] = _literal_improve(left, tl, right, tr, tot, ttot, crit)
+    out[0] = _literal_improve(left, tl, right, tr, _parent_term(tot, ttot, crit), crit)
     out[1] = (xs[best_i] + xs[best_i + 1]) / 2.0
     out[2] = 1.0 if _mean_class(left, tl) < _mean_class(right, tr) else 0.0
 
@@ -229,6 +237,7 @@ def _categorical_best(c, t, rows, count, nlev, minbucket, crit, K, out, sides, i
     ttot = 0.0
     for k in range(K):
         ttot += tot[k]
+    parent = _parent_term(tot, ttot, crit)
     left = kv[1]
     right = kv[2]
     best = -np.inf
@@ -254,7 +263,7 @@ def _categorical_best(c, t, rows, count, nlev, minbucket, crit, K, out, sides, i
             nl += rows[lv]
             if nl < minbucket or ntot - nl < minbucket:
                 continue
-            val = _split_value(c, t, inleft, present, npres, K, crit, left, right, tot, ttot)
+            val = _split_value(c, t, inleft, present, npres, K, crit, left, right, parent)
             if val > best:
                 best = val
                 best_left[:] = inleft
@@ -279,7 +288,7 @@ def _categorical_best(c, t, rows, count, nlev, minbucket, crit, K, out, sides, i
                 nl += rows[lv]
             if nl < minbucket or ntot - nl < minbucket:
                 continue
-            val = _split_value(c, t, inleft, present, npres, K, crit, left, right, tot, ttot)
+            val = _split_value(c, t, inleft, present, npres, K, crit, left, right, parent)
             if val > best:
                 best = val
                 best_left[:] = inleft
@@ -304,13 +313,13 @@ def _categorical_best(c, t, rows, count, nlev, minbucket, crit, K, out, sides, i
         lv = present[i]
         s = -1 if best_left[lv] else 1
         sides[lv] = -s if flip else s
-    out[0] = _literal_improve(left, tl, right, tr, tot, ttot, crit)
+    out[0] = _literal_improve(left, tl, right, tr, parent, crit)
     out[1] = 0.0
     out[2] = 0.0
 
 
 @njit(cache=True)
-def _split_value(c, t, inleft, present, npres, K, crit, left, right, tot, ttot):
+def _split_value(c, t, inleft, present, npres, K, crit, left, right, parent):
     """The improve of the category set ``inleft`` (rpart's arithmetic, the set first)."""
     left[:] = 0.0
     right[:] = 0.0
@@ -326,7 +335,7 @@ def _split_value(c, t, inleft, present, npres, K, crit, left, right, tot, ttot):
             tr += t[lv]
             for k in range(K):
                 right[k] += c[lv, k]
-    return _literal_improve(left, tl, right, tr, tot, ttot, crit)
+    return _literal_improve(left, tl, right, tr, parent, crit)
 
 
 @njit(cache=True)
