@@ -20,11 +20,13 @@ from quercus.pruning.cp_table import choose_row
 
 REL = 1e-9
 
-# Fits whose trees differ from rpart's by floating-point rounding at an exact tie: two
-# variables (or splits) whose improvements are mathematically equal. rpart's own summation
-# order makes one of them larger by 1e-14 relative and picks it (sometimes the later
-# variable); Quercus ranks mathematically equal improvements (within 1e-12 relative) in
-# formula order, as rpart's documented tie rule says. Checked by hand on each case below.
+# Fits whose trees differ from rpart's by floating-point rounding at a tie: two variables (or
+# splits) whose improvements are mathematically equal. rpart compares its numbers exactly and
+# its rounding makes one of them larger by ~1e-14 relative (sometimes the later variable).
+# Quercus computes improve in rpart's arithmetic, which is bit-exact (and so ranks exactly)
+# for two classes with unit split and case weights (test_two_class_improve_bit_for_bit); these
+# fits have three or more classes or priors/losses, where rpart's split weights differ from
+# ours in the last bits, so Quercus ranks values within 1e-12 relative in formula order.
 _TIE = {
     ("iris", "prior"): "node 2: Petal.Length and Petal.Width both split off setosa "
                        "(improve 33.46391943084 each); rpart's rounding picks Petal.Width",
@@ -40,19 +42,12 @@ _TIE = {
 }
 _TIE[("soybean", "default_1se")] = _TIE[("soybean", "default")]
 _TIE[("soybean", "cp0_1se")] = _TIE[("soybean", "cp0")]
-# credit-g cp0: only the order of two competitors at node 11 (numeric duration vs categorical
-# personal_status, both improve 1.9323671497584538) differs
-_COMPETITOR_TIE = {("credit-g", "cp0"): "node 11: duration and personal_status competitors "
-                                         "tie at improve 1.93236714975845; rpart lists the "
-                                         "later variable first"}
-
 # which checks each tie breaks (the rest of those fits still match)
 _TIE_CHECKS = {
     ("iris", "prior"): {"frame", "splits"},
     ("soybean", "sur0"): {"frame", "splits", "importance", "where"},
     ("soybean", "sur1"): {"frame", "splits", "importance", "where"},
     ("credit-g", "loss"): {"frame"},
-    ("credit-g", "cp0"): {"splits"},
 }
 _ALL = {"frame", "splits", "importance", "where", "cp", "xerror"}
 
@@ -60,7 +55,7 @@ _ALL = {"frame", "splits", "importance", "where", "cp", "xerror"}
 def _params(check):
     params = []
     for name, fit in all_fits():
-        reason = _TIE.get((name, fit)) or _COMPETITOR_TIE.get((name, fit))
+        reason = _TIE.get((name, fit))
         broken = _TIE_CHECKS.get((name, fit), _ALL if reason else set())
         marks = [pytest.mark.xfail(strict=True, reason=reason)] if check in broken else []
         params.append(pytest.param(name, fit, marks=marks, id=f"{name}-{fit}"))
@@ -128,6 +123,31 @@ def test_split_table(name, fit):
             _close(s.cut, r["cut"])
         else:
             np.testing.assert_array_equal(s.sides, r["sides"], err_msg=where)
+
+
+def _bit_exact_fits():
+    """Two-class Gini fits with rpart's default priors and 0/1 loss (unit split weights)."""
+    out = []
+    for name, fit in all_fits():
+        ref = _ref(name, fit)
+        if (fit == base_fit(fit) and len(_data(name).classes) == 2
+                and ref["parms"]["split"] == "gini"
+                and fit_settings(ref, 2)["priors"] is None
+                and fit_settings(ref, 2)["loss"] is None):
+            out.append(pytest.param(name, fit, id=f"{name}-{fit}"))
+    return out
+
+
+@pytest.mark.parametrize(("name", "fit"), _bit_exact_fits())
+def test_two_class_improve_bit_for_bit(name, fit):
+    """Where the split weights are exact, every primary and competitor improve equals rpart's
+    stored double exactly: the evidence that ties are decided as rpart decides them."""
+    ours, ref = _ours(name, fit), _ref(name, fit)
+    pairs = [(s.improve, r["improve"], r["node"], r["feature"])
+             for s, r in zip(ours.splits, ref["splits"]) if r["role"] != "surrogate"]
+    assert pairs
+    for mine, theirs, node, feature in pairs:
+        assert mine == theirs, f"node {node} feature {feature}: {mine!r} != {theirs!r}"
 
 
 @pytest.mark.parametrize(("name", "fit"), _params("importance"))

@@ -23,8 +23,6 @@ from quercus._kernels.rpart_split import (
     surrogate_tallies,
 )
 
-TIE = 1e-12
-
 
 @njit(cache=True)
 def _store_spec(s, f, is_cat, o, srow, sp_feat, sp_cat, sp_cut, sp_lt, sp_sides):
@@ -40,7 +38,7 @@ def _store_spec(s, f, is_cat, o, srow, sp_feat, sp_cat, sp_cut, sp_lt, sp_sides)
 @njit(cache=True)
 def grow_fold(X, vals, order, buffer, vbuffer, XC, cat_cols, cat_pos, keep, C, T, ROWS, COUNT,
               WL, WR, NL, NR, y, w, a, q, L, is_cat, n_levels, K, crit,
-              min_split, min_bucket, max_number, max_sur, use_sur, style, alpha, state,
+              min_split, min_bucket, max_number, max_sur, use_sur, style, alpha, tie, state,
               col_nan, level_seen, dirs, cap, node_number, node_left, node_right, node_cp,
               node_yval, node_spec0, node_nspec,
               node_major, sp_feat, sp_cat, sp_cut, sp_lt, sp_sides):
@@ -143,7 +141,7 @@ def grow_fold(X, vals, order, buffer, vbuffer, XC, cat_cols, cat_pos, keep, C, T
                         continue
                     state[0] = max(state[0], imp)
                     if imp > 1e-10 * state[0] and (primary < 0
-                                                   or best_v < imp * (1.0 - TIE)):
+                                                   or best_v < imp * (1.0 - tie)):
                         primary = j
                         best_v = imp
             if primary < 0:

@@ -34,6 +34,43 @@ def _scaled_impurity(c, total, crit):
 
 
 @njit(cache=True)
+def _parent_term(tot, ttot, crit):
+    """T(S) I(S) as rpart computes it (Gini: T * (p * (1 - p)) summed in class order)."""
+    if crit != 0:
+        return _scaled_impurity(tot, ttot, crit)
+    s = 0.0
+    for i in range(tot.shape[0]):
+        p = tot[i] / ttot
+        s += ttot * (p * (1.0 - p))
+    return s
+
+
+@njit(cache=True)
+def _literal_improve(first, t_first, second, t_second, parent, crit):
+    """improve = T(S) I(S) - [T(S_1) I(S_1) + T(S_2) I(S_2)], in rpart's own arithmetic.
+
+    ``parent`` comes from ``_parent_term``. Gini: the children's terms T * (p * (1 - p)) go
+    into ONE running sum that takes, class by class, the term of ``first`` (the side the
+    search accumulates: the rows with x < cut, or the enumerated category set) and then that
+    of ``second``. This order reproduces rpart's stored improve values bit for bit on
+    two-class fits (docs/rpart.md, "Ties between variables"); rpart ranks variables by exact
+    comparison of these numbers.
+    """
+    if crit != 0:
+        return parent - (_scaled_impurity(first, t_first, crit)
+                         + _scaled_impurity(second, t_second, crit))
+    children = 0.0
+    for i in range(first.shape[0]):
+        if t_first > 0.0:
+            p = first[i] / t_first
+            children += t_first * (p * (1.0 - p))
+        if t_second > 0.0:
+            p = second[i] / t_second
+            children += t_second * (p * (1.0 - p))
+    return parent - children
+
+
+@njit(cache=True)
 def _mean_class(c, total):
     m = 0.0
     for i in range(c.shape[0]):
@@ -71,7 +108,6 @@ def _numeric_best(vals, y, w, a, order, j, start, nn, minbucket, crit, K, out, x
     ttot = 0.0
     for i in range(K):
         ttot += tot[i]
-    parent = _scaled_impurity(tot, ttot, crit)
     left = kv[1]
     left[:] = 0.0
     right = kv[2]
@@ -138,7 +174,7 @@ def _numeric_best(vals, y, w, a, order, j, start, nn, minbucket, crit, K, out, x
     for k in range(K):
         right[k] = tot[k] - left[k]
         tr += right[k]
-    out[0] = parent - (_scaled_impurity(left, tl, crit) + _scaled_impurity(right, tr, crit))
+    out[0] = _literal_improve(left, tl, right, tr, _parent_term(tot, ttot, crit), crit)
     out[1] = (xs[best_i] + xs[best_i + 1]) / 2.0
     out[2] = 1.0 if _mean_class(left, tl) < _mean_class(right, tr) else 0.0
 
@@ -201,10 +237,10 @@ def _categorical_best(c, t, rows, count, nlev, minbucket, crit, K, out, sides, i
     ttot = 0.0
     for k in range(K):
         ttot += tot[k]
-    parent = _scaled_impurity(tot, ttot, crit)
+    parent = _parent_term(tot, ttot, crit)
     left = kv[1]
     right = kv[2]
-    best = np.inf
+    best = -np.inf
     best_left = bb[0]
     best_left[:] = False
     inleft = bb[1]
@@ -227,8 +263,8 @@ def _categorical_best(c, t, rows, count, nlev, minbucket, crit, K, out, sides, i
             nl += rows[lv]
             if nl < minbucket or ntot - nl < minbucket:
                 continue
-            val = _split_value(c, t, inleft, present, npres, K, crit, left, right)
-            if val < best:
+            val = _split_value(c, t, inleft, present, npres, K, crit, left, right, parent)
+            if val > best:
                 best = val
                 best_left[:] = inleft
     else:
@@ -252,11 +288,11 @@ def _categorical_best(c, t, rows, count, nlev, minbucket, crit, K, out, sides, i
                 nl += rows[lv]
             if nl < minbucket or ntot - nl < minbucket:
                 continue
-            val = _split_value(c, t, inleft, present, npres, K, crit, left, right)
-            if val < best:
+            val = _split_value(c, t, inleft, present, npres, K, crit, left, right, parent)
+            if val > best:
                 best = val
                 best_left[:] = inleft
-    if best == np.inf:
+    if best == -np.inf:
         return
     left[:] = 0.0
     right[:] = 0.0
@@ -277,13 +313,14 @@ def _categorical_best(c, t, rows, count, nlev, minbucket, crit, K, out, sides, i
         lv = present[i]
         s = -1 if best_left[lv] else 1
         sides[lv] = -s if flip else s
-    out[0] = parent - best
+    out[0] = _literal_improve(left, tl, right, tr, parent, crit)
     out[1] = 0.0
     out[2] = 0.0
 
 
 @njit(cache=True)
-def _split_value(c, t, inleft, present, npres, K, crit, left, right):
+def _split_value(c, t, inleft, present, npres, K, crit, left, right, parent):
+    """The improve of the category set ``inleft`` (rpart's arithmetic, the set first)."""
     left[:] = 0.0
     right[:] = 0.0
     tl = 0.0
@@ -298,7 +335,7 @@ def _split_value(c, t, inleft, present, npres, K, crit, left, right):
             tr += t[lv]
             for k in range(K):
                 right[k] += c[lv, k]
-    return _scaled_impurity(left, tl, crit) + _scaled_impurity(right, tr, crit)
+    return _literal_improve(left, tl, right, tr, parent, crit)
 
 
 @njit(cache=True)

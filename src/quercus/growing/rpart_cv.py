@@ -75,7 +75,7 @@ class FastGrower:
             cat.NR, self.y, self.w, costs.a, costs.q, costs.loss, self.is_cat, self.n_levels,
             self.K, CRITERIA[control.criterion], control.min_split, control.min_bucket,
             2 ** control.max_depth - 1, control.max_surrogates, control.use_surrogates,
-            control.surrogate_style, alpha, self.state, self.col_nan, self.level_seen,
+            control.surrogate_style, alpha, costs.tie, self.state, self.col_nan, self.level_seen,
             self.dirs, cap, numbers, *tree, *specs)
         return tree, specs, numbers[:n_nodes]
 

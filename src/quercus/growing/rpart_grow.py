@@ -26,6 +26,8 @@ from quercus._kernels.rpart_split import (
 )
 from quercus.rpart_records import FRAME_COLUMNS, SplitRecord
 
+#: Improvements within this relative distance rank as equal (formula order) where Quercus's
+#: arithmetic is not known to be rpart's own (see ``tie_tolerance``).
 TIE_TOLERANCE = 1e-12
 CRITERIA = {"gini": 0, "entropy": 1, "information": 1}
 
@@ -55,6 +57,7 @@ class _Costs:
     priors: np.ndarray
     class_totals: np.ndarray
     total_weight: float
+    tie: float = TIE_TOLERANCE
 
 
 def make_costs(y, w, n_classes, priors=None, loss=None) -> _Costs:
@@ -69,7 +72,24 @@ def make_costs(y, w, n_classes, priors=None, loss=None) -> _Costs:
         altered = pi * L.sum(axis=1)
         altered = altered / altered.sum()
         a = np.where(totals > 0, altered / np.where(f > 0, f, 1.0), 0.0)
-    return _Costs(q=q, a=a, loss=L, priors=pi, class_totals=totals, total_weight=total)
+    return _Costs(q=q, a=a, loss=L, priors=pi, class_totals=totals, total_weight=total,
+                  tie=tie_tolerance(a, w))
+
+
+def tie_tolerance(a, w) -> float:
+    """The relative tolerance for ranking improvements: 0 (exact, as rpart) or TIE_TOLERANCE.
+
+    rpart ranks variables by exact comparison of its floating-point improvements, so a
+    mathematical tie goes to whichever value its rounding makes larger. Quercus computes
+    improve in rpart's order (``_kernels/rpart_split._literal_improve``), which gives rpart's
+    stored values bit for bit when the split weights are exact: two classes, split weights
+    a = 1 (default priors and 0/1 loss) and unit case weights. There ties are decided
+    exactly, as rpart does. Otherwise (more classes, priors, losses, other weights) rpart's
+    split weights differ from Quercus's in the last bits, so mathematically equal
+    improvements rank in formula order (rpart's documented rule) within TIE_TOLERANCE.
+    """
+    exact = len(a) == 2 and bool(np.all(a == 1.0)) and bool(np.all(w == 1.0))
+    return 0.0 if exact else TIE_TOLERANCE
 
 
 class CategoricalScratch:
@@ -269,7 +289,7 @@ class Grower:
                 cands.append(j)
         if not cands:
             return False
-        cands = rank_tolerant(cands, improves)[:self.ctl.max_competitors + 1]
+        cands = rank_tolerant(cands, improves, self.costs.tie)[:self.ctl.max_competitors + 1]
         recs = [self._record(node.number, "primary" if i == 0 else "competitor", j,
                              out[j].tolist(), sides[j]) for i, j in enumerate(cands)]
         node.primary, node.competitors = recs[0], recs[1:]
@@ -368,7 +388,8 @@ class Grower:
 
 def rank_tolerant(items, values, rel=TIE_TOLERANCE):
     """``items`` by value, descending; values within ``rel`` (relative) of each other tie,
-    and a tie keeps the earlier item (rpart's rule for mathematically equal improvements)."""
+    and a tie keeps the earlier item (rpart's rule for equal improvements; ``rel`` = 0 is
+    rpart's exact comparison)."""
     ranked = []
     for j in items:
         floor = values[j] * (1.0 - rel)
