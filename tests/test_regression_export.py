@@ -90,7 +90,6 @@ def test_negative_means_load(tmp_path):
 
 
 def _exporters():
-    from quercus.explain import explain
     from quercus.export.codegen import to_source
     from quercus.export.dot import tree_to_dot
     from quercus.export.onnx import to_onnx
@@ -98,8 +97,7 @@ def _exporters():
     from quercus.report import report_html
 
     return {"code generation": to_source, "ONNX": to_onnx, "PMML": to_pmml,
-            "DOT": tree_to_dot, "HTML report": report_html, "rules as JSON": rules_to_json,
-            "explain": lambda m: explain(m, [[1.0] * 5])}
+            "DOT": tree_to_dot, "HTML report": report_html, "rules as JSON": rules_to_json}
 
 
 @pytest.mark.parametrize("name", list(_exporters()))
