@@ -92,10 +92,9 @@ def test_negative_means_load(tmp_path):
 def _exporters():
     from quercus.export.codegen import to_source
     from quercus.export.dot import tree_to_dot
-    from quercus.export.pmml import to_pmml
     from quercus.report import report_html
 
-    return {"code generation": to_source, "PMML": to_pmml,
+    return {"code generation": to_source,
             "DOT": tree_to_dot, "HTML report": report_html, "rules as JSON": rules_to_json}
 
 
