@@ -16,7 +16,7 @@ from quercus.tree import CATEGORICAL, LEAF
 onnx = pytest.importorskip("onnx", reason="the onnx package is not installed")
 ort = pytest.importorskip("onnxruntime", reason="onnxruntime is not installed")
 
-from quercus.export.onnx import to_onnx  # noqa: E402
+from quercus.export.onnx import to_onnx
 
 BUNDLED = Path(quercus.__file__).parent / "data" / "bundled"
 MONTHS = {5: "May", 6: "Jun", 7: "Jul", 8: "Aug", 9: "Sep"}
