@@ -91,11 +91,10 @@ def test_negative_means_load(tmp_path):
 
 def _exporters():
     from quercus.export.codegen import to_source
-    from quercus.export.dot import tree_to_dot
     from quercus.report import report_html
 
     return {"code generation": to_source,
-            "DOT": tree_to_dot, "HTML report": report_html, "rules as JSON": rules_to_json}
+            "HTML report": report_html, "rules as JSON": rules_to_json}
 
 
 @pytest.mark.parametrize("name", list(_exporters()))
