@@ -9,7 +9,7 @@ import pytest
 
 import quercus
 from quercus import DecisionTreeRegressor, ModelFileError
-from quercus.export.rules import rules_to_json, rules_to_text, tree_to_rules
+from quercus.export.rules import rules_to_text, tree_to_rules
 from quercus.export.text import tree_to_text
 
 BUNDLED = Path(quercus.__file__).parent / "data" / "bundled"
@@ -94,7 +94,7 @@ def _exporters():
     from quercus.report import report_html
 
     return {"code generation": to_source,
-            "HTML report": report_html, "rules as JSON": rules_to_json}
+            "HTML report": report_html}
 
 
 @pytest.mark.parametrize("name", list(_exporters()))
