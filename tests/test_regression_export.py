@@ -91,10 +91,10 @@ def test_negative_means_load(tmp_path):
 
 def _exporters():
     from quercus.export.codegen import to_source
-    from quercus.report import report_html
+    from quercus.export.rule_sets import simplify_rules
 
-    return {"code generation": to_source,
-            "HTML report": report_html}
+    return {"code generation": to_source, "rule-set simplification":
+            lambda m: simplify_rules(m, [[1.0] * 5], [1.0])}
 
 
 @pytest.mark.parametrize("name", list(_exporters()))

@@ -22,7 +22,8 @@ from .conditions import (
 )
 from .palette import UNCLASSIFIED_COLOUR, class_colour, purity, tint
 
-__all__ = ["RENDER_FORMATS", "branch_labels", "node_lines", "render_dot", "tree_to_dot"]
+__all__ = ["RENDER_FORMATS", "branch_labels", "node_lines", "regression_fills", "render_dot",
+           "tree_to_dot"]
 
 RENDER_FORMATS = ("svg", "png")
 _HEADER = """digraph quercus_tree {
@@ -118,7 +119,7 @@ def _fill(summary, best: int, n_classes: int) -> str:
     return tint(class_colour(best), 0.15 + 0.7 * purity(summary.share, n_classes))
 
 
-def _regression_fills(tree) -> list[str]:
+def regression_fills(tree) -> list[str]:
     """Fill colours of a regression tree: one hue, darker the higher the node's mean."""
     means = tree.value[:, 0]
     low, high = float(means.min()), float(means.max())
@@ -153,7 +154,7 @@ def tree_to_dot(model) -> str:
     summaries = node_summaries(model)
     regression = is_regressor(model)
     best = None if regression else tree.node_classes()  # the class node_summaries label
-    fills = _regression_fills(tree) if regression else None
+    fills = regression_fills(tree) if regression else None
     out = [_HEADER]
     for node in range(tree.n_nodes):
         label = _escape("\n".join(node_lines(model, node, conditions, summaries)))
