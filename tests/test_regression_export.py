@@ -9,7 +9,7 @@ import pytest
 
 import quercus
 from quercus import DecisionTreeRegressor, ModelFileError
-from quercus.export.rules import rules_to_json, rules_to_text, tree_to_rules
+from quercus.export.rules import rules_to_text, tree_to_rules
 from quercus.export.text import tree_to_text
 
 BUNDLED = Path(quercus.__file__).parent / "data" / "bundled"
@@ -90,16 +90,11 @@ def test_negative_means_load(tmp_path):
 
 
 def _exporters():
-    from quercus.explain import explain
     from quercus.export.codegen import to_source
-    from quercus.export.dot import tree_to_dot
-    from quercus.export.onnx import to_onnx
-    from quercus.export.pmml import to_pmml
-    from quercus.report import report_html
+    from quercus.export.rule_sets import simplify_rules
 
-    return {"code generation": to_source, "ONNX": to_onnx, "PMML": to_pmml,
-            "DOT": tree_to_dot, "HTML report": report_html, "rules as JSON": rules_to_json,
-            "explain": lambda m: explain(m, [[1.0] * 5])}
+    return {"code generation": to_source, "rule-set simplification":
+            lambda m: simplify_rules(m, [[1.0] * 5], [1.0])}
 
 
 @pytest.mark.parametrize("name", list(_exporters()))

@@ -6,6 +6,10 @@ counts and the class probabilities. Where a C4.5 (or ID3) node meets a missing v
 row goes down every branch with the branch's share of the node's training weight, as
 ``predict_proba`` does; the explanation then lists those branches with their shares and
 the path below each, and the probabilities are the share-weighted sum of the leaves'.
+
+For a regression tree the explanation gives, at every step, the node's training rows and
+mean target, and at the leaf the predicted value (the leaf's mean), its rows and the
+standard deviation of their targets; there are no classes or probabilities.
 """
 
 from __future__ import annotations
@@ -22,9 +26,10 @@ from .export.conditions import (
     branch_conditions,
     format_number,
     format_percent,
+    format_significant,
     format_value,
     format_weight,
-    refuse_regressor,
+    is_regressor,
 )
 from .export.rule_match import condition_to_json
 from .rpart_routing import rpart_branch
@@ -99,6 +104,8 @@ class Step:
     condition: Condition | None
     missing: bool
     weighted: tuple[WeightedBranch, ...] = ()
+    node_rows: float | None = None  # regression: the node's training rows
+    node_value: float | None = None  # regression: the node's mean target
 
     def reason(self) -> str:
         """The step as a sentence: the value, then the branch it leads to."""
@@ -126,7 +133,9 @@ class Step:
                 "condition": None if self.condition is None
                 else condition_to_json(self.condition),
                 "missing": self.missing,
-                "branches": [b.to_dict(classes) for b in self.weighted]}
+                "branches": [b.to_dict(classes) for b in self.weighted],
+                **({} if self.node_value is None else
+                   {"node_rows": self.node_rows, "node_value": self.node_value})}
 
 
 @dataclass(frozen=True)
@@ -135,7 +144,9 @@ class Path:
 
     ``leaf`` is None when the last step sends the row down every branch; ``counts`` are
     the leaf's training class weights (None then); ``probabilities`` the class
-    probabilities this path gives (the leaf's, or the shares' weighted sum).
+    probabilities this path gives (the leaf's, or the shares' weighted sum). A regression
+    path has no counts nor probabilities but ``value``, the leaf's mean target (the
+    prediction), and ``sd``, the standard deviation of its training targets.
     """
 
     steps: tuple[Step, ...]
@@ -144,12 +155,18 @@ class Path:
     n_rows: float
     empty: bool
     probabilities: tuple[float, ...]
+    value: float | None = None
+    sd: float | None = None
 
     def lines(self, classes, depth: int = 1) -> list[str]:
         pad = INDENT * depth
         out = []
         for step in self.steps:
-            out.append(pad + step.reason())
+            if step.node_value is None:
+                out.append(pad + step.reason())
+            else:
+                out.append(f"{pad}node {step.node} ({format_significant(step.node_value)}, "
+                           f"n = {format_weight(step.node_rows)}): {step.reason()}")
             for branch in step.weighted:
                 out.append(f"{pad}{INDENT}{format_percent(branch.share)}: {branch.condition}")
                 out.extend(branch.path.lines(classes, depth + 2))
@@ -158,6 +175,9 @@ class Path:
         return out
 
     def _leaf_text(self, classes) -> str:
+        if self.value is not None:
+            return (f"leaf {self.leaf}: {format_significant(self.value)} "
+                    f"(n = {format_weight(self.n_rows)}, sd {format_significant(self.sd, 2)})")
         if self.empty:
             return (f"leaf {self.leaf}: no training rows reached it; it predicts its "
                     "parent's class shares")
@@ -169,6 +189,9 @@ class Path:
         return f"leaf {self.leaf}: {', '.join(shown)} ({format_weight(self.n_rows)} {rows})"
 
     def to_dict(self, classes) -> dict:
+        if self.value is not None:
+            return {"steps": [s.to_dict(classes) for s in self.steps], "leaf": self.leaf,
+                    "value": self.value, "sd": self.sd, "training_rows": self.n_rows}
         return {"steps": [s.to_dict(classes) for s in self.steps], "leaf": self.leaf,
                 "class_counts": None if self.counts is None
                 else {str(_plain(c)): w for c, w in zip(classes, self.counts)},
@@ -208,7 +231,10 @@ class Explanation:
     path: Path
 
     def __str__(self) -> str:
-        if self.unclassified:
+        if self.path.value is not None:  # regression: the leaf's mean
+            head = (f"Row {self.row + 1}: {self.target} = {format_number(self.prediction)}  "
+                    f"(mean of leaf {self.leaf})")
+        elif self.unclassified:
             head = f"Row {self.row + 1}: unclassified (no branch of the tree fits the row)"
         else:
             shares = sorted(((p, i) for i, p in enumerate(self.probabilities) if p > 0),
@@ -221,6 +247,9 @@ class Explanation:
 
     def to_dict(self) -> dict:
         """A JSON-ready dict (class-keyed maps use the labels as strings)."""
+        if self.path.value is not None:
+            return {"row": self.row, "prediction": self.prediction, "leaf": self.leaf,
+                    "path": self.path.to_dict(self.classes)}
         return {"row": self.row, "prediction": _plain(self.prediction),
                 "unclassified": self.unclassified,
                 "probabilities": {str(_plain(c)): p
@@ -235,7 +264,9 @@ class _Walker:
         from .export.conditions import weighted_support
 
         self.model, self.tree, self.schema = model, model.tree_, model.schema_
-        self.proba = self.tree.node_probabilities(laplace=bool(model.laplace))
+        self.regression = is_regressor(model)
+        self.proba = (None if self.regression
+                      else self.tree.node_probabilities(laplace=bool(model.laplace)))
         weighted = weighted_support(model)
         self.n_rows = (self.tree.weighted_n_node_samples if weighted
                        else self.tree.n_node_samples)
@@ -307,8 +338,10 @@ class _Walker:
             outcome = "yes" if b == 0 else "no"
         else:
             outcome = str(condition)
+        mean, rows = ((float(self.tree.value[node, 0]), _plain(self.n_rows[node]))
+                      if self.regression else (None, None))
         return Step(node, name, self.test_text(node, branches), value, outcome, b, condition,
-                    value is None)
+                    value is None, node_rows=rows, node_value=mean)
 
     def descend(self, x: np.ndarray, node: int, taken: tuple[Condition, ...] = ()) -> Path:
         steps = []
@@ -325,6 +358,10 @@ class _Walker:
                             _plain(self.n_rows[node]), False, tuple(probabilities.tolist()))
             taken = (*taken, step.condition)
             node = int(self.branches(node)[step.branch][0])
+        if self.regression:
+            return Path(tuple(steps), node, None, _plain(self.n_rows[node]), False, (),
+                        float(self.tree.value[node, 0]),
+                        float(np.sqrt(max(self.tree.impurity[node], 0.0))))
         return Path(tuple(steps), node, tuple(self.tree.value[node].tolist()),
                     _plain(self.n_rows[node]), bool(self.tree.empty[node]),
                     tuple(self.proba[node].tolist()))
@@ -339,11 +376,12 @@ def _applied_leaf(path: Path) -> int:
 
 
 def explain(model, X) -> list[Explanation]:
-    """The path to its leaf of every row of X, with the leaf's class counts.
+    """The path to its leaf of every row of X, with the leaf's class counts (a regression
+    tree: the node's rows and mean at every step, the leaf's mean, rows and sd).
 
     Parameters
     ----------
-    model : DecisionTreeClassifier
+    model : DecisionTreeClassifier or DecisionTreeRegressor
         A fitted model (any algorithm).
     X : data frame, array or list of rows
         Rows as ``predict`` takes them.
@@ -353,12 +391,18 @@ def explain(model, X) -> list[Explanation]:
     list of Explanation
         One per row; ``str()`` gives a readable justification, ``to_dict()`` a JSON-ready
         form. The probabilities equal ``predict_proba``, the prediction ``predict`` and the
-        leaf ``apply``.
+        leaf ``apply``; for a regression tree, the prediction is ``predict``'s number.
     """
-    refuse_regressor(model, "explain")
     model._check_fitted()
     encoded = model._encode(X)
     walker = _Walker(model)
+    if walker.regression:
+        target = model.schema_.target or "target"
+        out = []
+        for i, x in enumerate(encoded):
+            path = walker.descend(x, 0)
+            out.append(Explanation(i, target, (), path.value, (), False, path.leaf, path))
+        return out
     classes = tuple(_plain(c) for c in model.classes_)
     target = model.schema_.target or "class"
     out = []

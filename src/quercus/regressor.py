@@ -175,7 +175,8 @@ class DecisionTreeRegressor:
         save_model(self, path)
 
     def explain(self, X) -> list:
-        """Not available for regression trees yet (``quercus.explain.explain`` says so)."""
+        """Each row's path to its leaf, with every node's rows and mean and the predicted
+        value (see ``quercus.explain.explain``)."""
         from .explain import explain
 
         return explain(self, X)

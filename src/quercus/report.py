@@ -1,5 +1,6 @@
 """A self-contained HTML report of a fitted tree: the interactive tree, its rules, the
-feature importances and, given labelled data, the accuracy and confusion matrix.
+feature importances and, given labelled data, the accuracy and confusion matrix (for a
+regression tree: RMSE, MAE, R² and a predicted-vs-actual plot, see report_regression).
 
 The page has inline CSS and JavaScript only, and a Content-Security-Policy that forbids
 loading anything, so it opens offline from a file. Every name, category and label is
@@ -13,19 +14,21 @@ from html import escape
 import numpy as np
 import pandas as pd
 
+from . import report_regression
 from ._report_assets import CSS, SCRIPT
 from .data.frames import to_python
 from .evaluation import accuracy, confusion_matrix
 from .export.conditions import (
     format_number,
+    format_significant,
     format_value,
     format_weight,
+    is_regressor,
     node_summaries,
-    refuse_regressor,
     walk,
 )
 from .export.cp_plot import cp_plot_svg, has_cv_errors
-from .export.dot import branch_labels, node_lines
+from .export.dot import branch_labels, node_lines, regression_fills
 from .export.palette import UNCLASSIFIED_COLOUR, class_colour
 from .export.rpart_text import surrogate_texts
 from .export.rules import tree_to_rules
@@ -56,7 +59,9 @@ class _TreeWriter:
         branches = list(walk(self.tree, model.schema_))
         self.conditions = {b.node: b.condition for b in branches}
         self.paths = {b.node: b.path for b in branches}
-        self.best = self.tree.node_classes()
+        self.regression = is_regressor(model)
+        self.best = None if self.regression else self.tree.node_classes()
+        self.fills = regression_fills(self.tree) if self.regression else None
         self.edge = {}  # node -> the label of the branch into it (condition + missing route)
         for node in np.flatnonzero(self.tree.kind != LEAF):
             labels = branch_labels(model, int(node), self.conditions)
@@ -87,8 +92,12 @@ class _TreeWriter:
         leaf = tree.kind[node] == LEAF
         lines = node_lines(self.model, node, self.conditions, self.summaries)
         test = "" if leaf else lines[0]
-        colour = UNCLASSIFIED_COLOUR if summary.unclassified else class_colour(self.best[node])
-        predicted = "unclassified" if summary.unclassified else _text(summary.label)
+        if self.regression:
+            colour, predicted = self.fills[node], format_significant(summary.label)
+        else:
+            colour = (UNCLASSIFIED_COLOUR if summary.unclassified
+                      else class_colour(self.best[node]))
+            predicted = "unclassified" if summary.unclassified else _text(summary.label)
         attrs = {
             "data-node": node, "data-depth": depth,
             "data-branch": self.edge.get(node, "(root)").replace("\n", "; "),
@@ -120,11 +129,20 @@ class _TreeWriter:
         return opening if leaf else opening + '<ul class="children">'
 
     def _distribution(self, node: int) -> str:
+        if self.regression:
+            summary = self.summaries[node]
+            return f"mean {format_number(summary.label)}, sd {format_number(summary.sd)}"
         value = self.tree.value[node]
         return "; ".join(f"{_text(label)}: {format_weight(v)}"
                          for label, v in zip(self.model.classes_, value))
 
     def _bar(self, node: int) -> str:
+        if self.regression:  # the mean's place between the lowest and highest node means
+            means = self.tree.value[:, 0]
+            span = float(means.max() - means.min())
+            width = 100.0 * (means[node] - means.min()) / span if span > 0 else 50.0
+            return (f'<span class="bar"><span style="width:{width:.2f}%;background:'
+                    f'{self.fills[node]}"></span></span>')
         value = self.tree.value[node]
         total = float(value.sum())
         if total <= 0:
@@ -136,6 +154,10 @@ class _TreeWriter:
 
 # -- the other sections --------------------------------------------------------------------
 def _summary(model, title: str) -> str:
+    if is_regressor(model):
+        cells = "".join(f"<div><dt>{_e(k)}</dt><dd>{_e(v)}</dd></div>"
+                        for k, v in report_regression.summary_items(model))
+        return f'<h1>{_e(title)}</h1>\n<dl class="summary">{cells}</dl>'
     tree = model.tree_
     learner = model.best_estimator_ if model.algorithm == "auto" else model  # auto's choice
     criterion = learner.criterion or DEFAULT_CRITERION[learner.algorithm]
@@ -152,6 +174,8 @@ def _summary(model, title: str) -> str:
 
 
 def _legend(model) -> str:
+    if is_regressor(model):
+        return '<ul class="legend"><li>darker: a higher mean target</li></ul>'
     items = "".join(f'<li><span class="swatch" style="background:{class_colour(k)}"></span>'
                     f"{_e(_text(label))}</li>" for k, label in enumerate(model.classes_))
     return f'<ul class="legend">{items}</ul>'
@@ -242,12 +266,14 @@ def report_html(model, X=None, y=None, *, title: str = "Quercus decision tree",
 
     Parameters
     ----------
-    model : DecisionTreeClassifier
+    model : DecisionTreeClassifier or DecisionTreeRegressor
         A fitted model (any algorithm).
     X, y : optional
         Rows and their class labels: the page then shows the accuracy and the confusion
         matrix on them (a class-interval tree's unclassified rows count as errors and get a
-        column of their own).
+        column of their own). For a regression tree, rows and their targets: RMSE, MAE, R²
+        and a predicted-vs-actual plot; without them the page says it shows the tree and
+        the node details only.
     title : str
         Heading of the page.
     data_name : str
@@ -258,10 +284,24 @@ def report_html(model, X=None, y=None, *, title: str = "Quercus decision tree",
     str
         A complete HTML document with inline CSS and JavaScript and nothing to download.
     """
-    refuse_regressor(model, "the HTML report")
     model._check_fitted()
-    evaluation = "" if X is None or y is None else _evaluation(model, X, y, data_name)
+    regression = is_regressor(model)
+    if X is None or y is None:
+        evaluation = ""
+    elif regression:
+        evaluation = report_regression.evaluation(model, X, y, data_name)
+    else:
+        evaluation = _evaluation(model, X, y, data_name)
+    if regression and not evaluation:
+        evaluation = ('<section id="evaluation"><h2>Evaluation</h2><p class="note">'
+                      f"{report_regression.NO_DATA_NOTE}</p></section>")
     cp_section = _cp_section(model)
+    script, note = SCRIPT, "its training rows and its class distribution."
+    if regression:
+        script = SCRIPT.replace('"Class distribution"', '"Mean and sd of the targets"'
+                                ).replace('"Predicted class"', '"Predicted value (mean)"'
+                                          ).replace('"Impurity"', '"Impurity (variance)"')
+        note = "its training rows and where its mean lies between the lowest and highest."
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -280,7 +320,7 @@ importances</a>{' <a href="#cp-plot">cp plot</a>' if cp_section else ''}\
 <section id="tree"><h2>Tree</h2>
 <p class="note">Click + / &minus; to expand or collapse a node; click a node (or hover over
 it) for its details. Each row shows the branch taken, the node's test or predicted class,
-its training rows and its class distribution.</p>
+{note}</p>
 <div class="toolbar"><button type="button" id="expand-all">Expand all</button>
 <button type="button" id="collapse-all">Collapse all</button>{_legend(model)}</div>
 <div class="layout">
@@ -296,7 +336,7 @@ its training rows and its class distribution.</p>
 {cp_section}{evaluation}
 <footer>Written by Quercus.</footer>
 <script>
-{SCRIPT}</script>
+{script}</script>
 </body>
 </html>
 """

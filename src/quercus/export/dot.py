@@ -13,15 +13,17 @@ from .conditions import (
     WEIGHTED,
     Condition,
     format_percent,
+    format_significant,
     format_value,
     format_weight,
+    is_regressor,
     node_summaries,
-    refuse_regressor,
     walk,
 )
 from .palette import UNCLASSIFIED_COLOUR, class_colour, purity, tint
 
-__all__ = ["RENDER_FORMATS", "branch_labels", "node_lines", "render_dot", "tree_to_dot"]
+__all__ = ["RENDER_FORMATS", "branch_labels", "node_lines", "regression_fills", "render_dot",
+           "tree_to_dot"]
 
 RENDER_FORMATS = ("svg", "png")
 _HEADER = """digraph quercus_tree {
@@ -62,11 +64,20 @@ def _test_text(model, node: int, conditions: dict[int, Condition]) -> str:
 def node_lines(model, node: int, conditions: dict[int, Condition] | None = None,
                summaries=None) -> list[str]:
     """The lines a picture shows for one node: its test (split nodes), the training rows
-    (and weight, for C4.5), the class distribution and the predicted class."""
+    (and weight, for C4.5), the class distribution and the predicted class; for a
+    regression tree the mean target (3 significant digits), the rows and the standard
+    deviation of their targets (2 digits)."""
     tree = model._check_fitted()
     conditions = _node_conditions(model) if conditions is None else conditions
     summary = (node_summaries(model) if summaries is None else summaries)[node]
     lines = [] if tree.kind[node] == LEAF else [_test_text(model, node, conditions)]
+    if is_regressor(model):
+        lines += [f"mean = {format_significant(summary.label)}", f"n = {summary.support}",
+                  f"sd = {format_significant(summary.sd, 2)}"]
+        weight = float(tree.weighted_n_node_samples[node])
+        if weight != tree.n_node_samples[node]:  # sample weights
+            lines.append(f"weight = {format_weight(weight)}")
+        return lines
     lines.append(f"samples = {int(tree.n_node_samples[node])}")
     weight = float(tree.weighted_n_node_samples[node])
     if weight != tree.n_node_samples[node]:  # C4.5's fractional rows, or sample weights
@@ -108,12 +119,21 @@ def _fill(summary, best: int, n_classes: int) -> str:
     return tint(class_colour(best), 0.15 + 0.7 * purity(summary.share, n_classes))
 
 
+def regression_fills(tree) -> list[str]:
+    """Fill colours of a regression tree: one hue, darker the higher the node's mean."""
+    means = tree.value[:, 0]
+    low, high = float(means.min()), float(means.max())
+    span = high - low
+    return [tint(class_colour(0), 0.1 + 0.75 * ((float(m) - low) / span if span > 0 else 0.5))
+            for m in means]
+
+
 def tree_to_dot(model) -> str:
     """A fitted model as a Graphviz DOT digraph.
 
     Parameters
     ----------
-    model : DecisionTreeClassifier
+    model : DecisionTreeClassifier or DecisionTreeRegressor
         A fitted model (any algorithm).
 
     Returns
@@ -125,18 +145,22 @@ def tree_to_dot(model) -> str:
         order) and the predicted ``class``. It is filled with its predicted class's colour,
         lighter the less pure it is (white for a uniform mix); empty leaves are dashed,
         unclassified class-interval leaves grey. Edges carry the branch condition and the
-        missing-value routing (see ``branch_labels``).
+        missing-value routing (see ``branch_labels``). A regression tree's node shows its
+        test, ``mean``, ``n`` (training rows) and ``sd`` (of their targets), filled darker
+        the higher its mean.
     """
-    refuse_regressor(model, "DOT export")
     tree = model._check_fitted()
     conditions = _node_conditions(model)
     summaries = node_summaries(model)
-    best = tree.node_classes()  # the class node_summaries label
+    regression = is_regressor(model)
+    best = None if regression else tree.node_classes()  # the class node_summaries label
+    fills = regression_fills(tree) if regression else None
     out = [_HEADER]
     for node in range(tree.n_nodes):
         label = _escape("\n".join(node_lines(model, node, conditions, summaries)))
         style = ', style="rounded,filled,dashed"' if summaries[node].empty else ""
-        fill = _fill(summaries[node], int(best[node]), tree.n_classes)
+        fill = (fills[node] if regression
+                else _fill(summaries[node], int(best[node]), tree.n_classes))
         out.append(f'  n{node} [label="{label}", fillcolor="{fill}"'
                    f"{style}];\n")
     for node in range(tree.n_nodes):

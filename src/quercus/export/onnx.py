@@ -1,4 +1,5 @@
-"""ONNX export: a fitted tree as an ``ai.onnx.ml`` TreeEnsembleClassifier (see docs/export.md).
+"""ONNX export: a fitted tree as an ``ai.onnx.ml`` TreeEnsembleClassifier (see docs/export.md),
+or a regression tree as a TreeEnsembleRegressor (docs/regression.md).
 
 By default (``inputs="raw"``) the graph takes one [N, 1] input per feature, named after it:
 numbers for a numeric feature, strings for a categorical one, which LabelEncoder nodes turn
@@ -9,7 +10,8 @@ as their codebook code (0 .. n_categories-1), a missing value as NaN. Either way
 ensemble below reads that matrix. It returns ``label``
 (int64 class labels when every class is an integer, strings otherwise) and
 ``probabilities`` (float32 [N, n_classes], or with ``zipmap=True`` a list of
-``{label: probability}`` maps).
+``{label: probability}`` maps). A regression tree's graph returns ``prediction`` (float32
+[N, 1], the leaf's mean; onnx's TreeEnsembleRegressor has a float output only).
 
 How each node kind is written (ai.onnx.ml opset 3, as onnxruntime runs it):
 
@@ -63,7 +65,7 @@ from ..data.frames import to_python
 from ..errors import NotFittedError
 from ..rpart_routing import warn_surrogates_dropped
 from ..tree import CATEGORICAL, INTERVAL, LEAF, NUMERIC, Tree
-from .conditions import format_value, refuse_regressor
+from .conditions import format_value, is_regressor
 from .onnx_inputs import raw_doc, raw_inputs
 
 __all__ = ["DTYPES", "INPUTS", "MAX_NODES", "ML_OPSET", "OPSET", "to_onnx"]
@@ -320,7 +322,7 @@ def _labels(model) -> tuple[list, bool]:
     return [c if isinstance(c, str) else format_value(c) for c in classes], False
 
 
-def _ensemble_attributes(trees, n_classes: int, dtype: str) -> dict:
+def _ensemble_attributes(trees, n_classes: int, dtype: str, votes_as: str = "class") -> dict:
     from onnx import numpy_helper
 
     nodes = {k: [] for k in ("treeids", "nodeids", "featureids", "modes", "values",
@@ -346,15 +348,15 @@ def _ensemble_attributes(trees, n_classes: int, dtype: str) -> dict:
                     votes["ids"].append(c)
                     votes["weights"].append(float(weights[c]))
     attrs = {f"nodes_{k}": v for k, v in nodes.items() if k != "values"}
-    attrs.update({f"class_{k}": v for k, v in votes.items() if k != "weights"})
+    attrs.update({f"{votes_as}_{k}": v for k, v in votes.items() if k != "weights"})
     if dtype == "double":
         attrs["nodes_values_as_tensor"] = numpy_helper.from_array(
             np.asarray(nodes["values"], dtype=np.float64))
-        attrs["class_weights_as_tensor"] = numpy_helper.from_array(
+        attrs[f"{votes_as}_weights_as_tensor"] = numpy_helper.from_array(
             np.asarray(votes["weights"], dtype=np.float64))
     else:
         attrs["nodes_values"] = nodes["values"]
-        attrs["class_weights"] = votes["weights"]
+        attrs[f"{votes_as}_weights"] = votes["weights"]
     return attrs
 
 
@@ -371,8 +373,9 @@ def to_onnx(model, *, inputs: str = "raw", dtype: str = "double", zipmap: bool =
 
     Parameters
     ----------
-    model : DecisionTreeClassifier
-        A fitted model (any algorithm) with at least two classes.
+    model : DecisionTreeClassifier or DecisionTreeRegressor
+        A fitted model (any algorithm) with at least two classes, or a regression tree
+        (a TreeEnsembleRegressor whose output ``prediction`` [N, 1] is the leaf's mean).
     inputs : {"raw", "encoded"}
         ``"raw"``: one [N, 1] input per feature, named after it, numeric features as numbers
         and categorical features as strings, coded inside the graph (see
@@ -404,7 +407,6 @@ def to_onnx(model, *, inputs: str = "raw", dtype: str = "double", zipmap: bool =
     NotFittedError
         The model is not fitted.
     """
-    refuse_regressor(model, "ONNX export")
     warn_surrogates_dropped(model, "ONNX")
     try:
         import onnx
@@ -420,6 +422,9 @@ def to_onnx(model, *, inputs: str = "raw", dtype: str = "double", zipmap: bool =
         raise ValueError(f"unknown inputs {inputs!r}; choose one of: {', '.join(INPUTS)}")
     tree: Tree = model.tree_
     tree.validate()
+    if is_regressor(model):
+        return _finish(onnx, helper, model, *_regressor(model, dtype, max_nodes, helper),
+                       inputs, dtype, ("prediction",))
     n_classes = tree.n_classes
     if n_classes < 2:
         raise ValueError("ONNX export needs a model with at least two classes")
@@ -455,8 +460,6 @@ def to_onnx(model, *, inputs: str = "raw", dtype: str = "double", zipmap: bool =
                                    ["label_index"])]
         index = "label_index"
     nodes.append(helper.make_node("Gather", ["class_labels", index], ["label"], axis=0))
-    n_features = model.schema_.n_features
-    input_type = TensorProto.DOUBLE if dtype == "double" else TensorProto.FLOAT
     outputs = [helper.make_tensor_value_info("label", label_type, ["N"])]
     if zipmap:
         key = "classlabels_int64s" if as_int else "classlabels_strings"
@@ -469,8 +472,36 @@ def to_onnx(model, *, inputs: str = "raw", dtype: str = "double", zipmap: bool =
         nodes.append(helper.make_node("Identity", ["probabilities_tensor"], ["probabilities"]))
         outputs.append(helper.make_tensor_value_info("probabilities", TensorProto.FLOAT,
                                                      ["N", n_classes]))
+    return _finish(onnx, helper, model, nodes, initializers, outputs, inputs, dtype,
+                   ("label", "probabilities"))
+
+
+def _regressor(model, dtype: str, max_nodes: int, helper) -> tuple[list, list, list]:
+    """The nodes, initializers and outputs of a regression tree: one TreeEnsembleRegressor
+    whose leaves hold the mean target."""
+    from onnx import TensorProto
+
+    tree = model.tree_
+    means = tree.value[:, :1].astype(np.float64)
+    trees = _Writer(tree, means, [f.n_categories if f.is_categorical else None
+                                  for f in model.schema_.features], dtype, max_nodes).build()
+    attrs = _ensemble_attributes(trees, 1, dtype, votes_as="target")
+    node = helper.make_node("TreeEnsembleRegressor", ["X"], ["prediction"],
+                            name="tree_ensemble", domain="ai.onnx.ml", n_targets=1,
+                            aggregate_function="SUM", post_transform="NONE", **attrs)
+    outputs = [helper.make_tensor_value_info("prediction", TensorProto.FLOAT, ["N", 1])]
+    return [node], [], outputs
+
+
+def _finish(onnx, helper, model, nodes, initializers, outputs, inputs, dtype, names):
+    """The graph around the ensemble: its inputs (raw or encoded), checked."""
+    from onnx import TensorProto
+
+    n_features = model.schema_.n_features
+    input_type = TensorProto.DOUBLE if dtype == "double" else TensorProto.FLOAT
     if inputs == "raw":
-        graph_inputs, first = raw_inputs(model.schema_, dtype, nodes, initializers)
+        graph_inputs, first = raw_inputs(model.schema_, dtype, nodes, initializers,
+                                         outputs=names)
         nodes = first + nodes
         doc = raw_doc(model.schema_)
     else:

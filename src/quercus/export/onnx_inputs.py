@@ -74,12 +74,12 @@ def _rename_internal(nodes: list, initializers: list, features: list[str]) -> di
 
 
 def raw_inputs(schema: Schema, dtype: str, nodes: list, initializers: list,
-               matrix: str = "X") -> tuple[list, list]:
+               matrix: str = "X", outputs: tuple[str, ...] = OUTPUTS) -> tuple[list, list]:
     """Graph inputs and the nodes that turn them into the ensemble's input ``matrix``.
 
     ``nodes`` and ``initializers`` (the ensemble and what follows it) are renamed in place
     where a feature's name equals one of their tensors. Returns (inputs, nodes to put
-    first).
+    first). ``outputs``: the graph's output names (a regression tree's: ``prediction``).
 
     Raises
     ------
@@ -91,9 +91,9 @@ def raw_inputs(schema: Schema, dtype: str, nodes: list, initializers: list,
 
     features = schema.feature_names
     for name in features:
-        if name in OUTPUTS or not name:
+        if name in outputs or not name:
             raise ValueError(f"feature {name!r} cannot be an input of the raw-row ONNX graph "
-                             f"(its outputs are {' and '.join(OUTPUTS)}); rename the column or "
+                             f"(its outputs are {' and '.join(outputs)}); rename the column or "
                              "export with inputs='encoded' (--onnx-inputs encoded)")
     matrix = _rename_internal(nodes, initializers, features).get(matrix, matrix)
     taken = {n for node in nodes for n in (*node.input, *node.output)} | set(features)

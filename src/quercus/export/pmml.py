@@ -31,6 +31,11 @@ Written with the standard library's ``xml.etree.ElementTree`` only:
     leaves reached, which weights a leaf by its own size rather than by the share of the
     branch that led to it, and differs from J48 as soon as a known test follows a
     missing one. A model that mixes both kinds of split is refused.
+
+A regression tree is a TreeModel with ``functionName="regression"``: the target is a
+continuous double field, each ``Node``'s ``score`` is its mean target (what ``predict``
+gives a row ending there) and ``recordCount`` its training rows, with no
+``ScoreDistribution``; missing values follow ``defaultChild``.
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ from importlib import metadata
 from ..data.frames import to_python
 from ..errors import NotFittedError
 from ..tree import CATEGORICAL, INTERVAL, LEAF, NUMERIC, Tree
-from .conditions import refuse_regressor
+from .conditions import is_regressor
 from .pmml_surrogates import rpart_predicates
 
 __all__ = ["NAMESPACE", "PMML_VERSION", "to_pmml"]
@@ -106,6 +111,9 @@ class _Writer:
     def __init__(self, model, tree: Tree):
         self.model, self.tree = model, tree
         self.schema = model.schema_
+        self.regression = is_regressor(model)
+        if self.regression:  # the mean target is the score; no class distribution
+            return
         self.raw = tree.node_probabilities(False)
         self.best = tree.node_classes()
         self.proba = tree.node_probabilities(bool(getattr(model, "laplace", False)))
@@ -157,6 +165,14 @@ class _Writer:
     def node(self, node: int, predicate: ET.Element) -> ET.Element:
         tree = self.tree
         element = ET.Element("Node", id=str(node))
+        if self.regression:
+            element.set("score", _number(tree.value[node, 0]))
+            element.set("recordCount", _number(tree.weighted_n_node_samples[node]))
+            if tree.kind[node] != LEAF:
+                element.set("defaultChild",
+                            str(int(tree.children(node)[tree.missing_branch[node]])))
+            element.append(predicate)
+            return element
         lost = self.interval and tree.kind[node] == LEAF and self.raw[node].sum() == 0.0
         if not lost:
             element.set("score", self.classes[int(self.best[node])])
@@ -211,8 +227,9 @@ def to_pmml(model) -> str:
 
     Parameters
     ----------
-    model : DecisionTreeClassifier
-        A fitted model (any algorithm).
+    model : DecisionTreeClassifier or DecisionTreeRegressor
+        A fitted model (any algorithm); a regression tree gives a regression TreeModel
+        whose nodes score their mean target.
 
     Returns
     -------
@@ -226,15 +243,16 @@ def to_pmml(model) -> str:
     ValueError
         The tree mixes C4.5's weighted missing-value splits with single-branch ones.
     """
-    refuse_regressor(model, "PMML export")
     if not hasattr(model, "tree_"):
         raise NotFittedError(f"this {type(model).__name__} is not fitted yet; call fit first")
     tree: Tree = model.tree_
     tree.validate()
     schema = model.schema_
-    target = schema.target or "class"
+    regression = is_regressor(model)
+    target = schema.target or ("target" if regression else "class")
     if target in schema.feature_names:
-        raise ValueError(f"the class column name {target!r} is also a feature name")
+        raise ValueError(f"the {'target' if regression else 'class'} column name {target!r} "
+                         "is also a feature name")
     pmml = ET.Element("PMML", xmlns=NAMESPACE, version=PMML_VERSION)
     header = ET.SubElement(pmml, "Header", description="Quercus decision tree")
     ET.SubElement(header, "Application", name="quercus", version=_version())
@@ -249,14 +267,18 @@ def to_pmml(model) -> str:
         else:
             ET.SubElement(dictionary, "DataField", name=spec.name, optype="continuous",
                           dataType="double")
-    field = ET.SubElement(dictionary, "DataField", name=target, optype="categorical",
-                          dataType=_data_type(model.classes_))
-    for label in model.classes_:
-        ET.SubElement(field, "Value", value=_text(label))
+    if regression:
+        ET.SubElement(dictionary, "DataField", name=target, optype="continuous",
+                      dataType="double")
+    else:
+        field = ET.SubElement(dictionary, "DataField", name=target, optype="categorical",
+                              dataType=_data_type(model.classes_))
+        for label in model.classes_:
+            ET.SubElement(field, "Value", value=_text(label))
     split = "binarySplit" if all(tree.children(n).shape[0] == 2 for n in range(tree.n_nodes)
                                  if tree.kind[n] != LEAF) else "multiSplit"
     tree_model = ET.SubElement(pmml, "TreeModel", modelName="quercus",
-                               functionName="classification",
+                               functionName="regression" if regression else "classification",
                                algorithmName=str(getattr(model, "algorithm", "cart")),
                                missingValueStrategy=_strategy(tree),
                                noTrueChildStrategy="returnLastPrediction",
@@ -266,9 +288,14 @@ def to_pmml(model) -> str:
         ET.SubElement(mining, "MiningField", name=spec.name)
     ET.SubElement(mining, "MiningField", name=target, usageType="target")
     output = ET.SubElement(tree_model, "Output")
-    ET.SubElement(output, "OutputField", name=f"predicted({target})", optype="categorical",
-                  dataType=_data_type(model.classes_), feature="predictedValue")
-    for label in model.classes_:
+    if regression:
+        ET.SubElement(output, "OutputField", name=f"predicted({target})", optype="continuous",
+                      dataType="double", feature="predictedValue")
+    else:
+        ET.SubElement(output, "OutputField", name=f"predicted({target})",
+                      optype="categorical", dataType=_data_type(model.classes_),
+                      feature="predictedValue")
+    for label in ([] if regression else model.classes_):
         ET.SubElement(output, "OutputField", name=f"probability({_text(label)})",
                       optype="continuous", dataType="double", feature="probability",
                       value=_text(label))

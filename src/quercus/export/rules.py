@@ -16,7 +16,6 @@ from .conditions import (
     format_weight,
     is_regressor,
     node_summaries,
-    refuse_regressor,
     regression_text,
     walk,
 )
@@ -156,11 +155,22 @@ def rules_to_dict(model) -> dict:
     and accuracy the share of its class there. A tree's rules have no default class: a row
     matching none (a missing value, an empty leaf) is left to the tree. Conditions are
     written by ``quercus.export.rule_match.condition_to_json``.
+
+    A regression tree gives ``"kind": "regression tree"``, no classes, and each rule
+    ``{"conditions", "value", "n", "sd", "leaf"}``: the leaf's mean target, its training
+    rows and the standard deviation of their targets.
     """
     from .rule_match import condition_to_json
 
     model._check_fitted()
-    refuse_regressor(model, "rules as JSON")
+    if is_regressor(model):
+        return {"format": "quercus-rules", "format_version": 1, "kind": "regression tree",
+                "target": model.schema_.target or "target",
+                "rules": [{"conditions": [condition_to_json(c) for c in rule.conditions],
+                           "value": float(rule.label), "n": _plain(rule.support),
+                           "sd": float(rule.sd), "leaf": int(rule.leaf)}
+                          for rule in tree_to_rules(model)],
+                "schema": model.schema_.to_json()}
     return {"format": "quercus-rules", "format_version": 1, "kind": "tree",
             "target": model.schema_.target or "class",
             "classes": [_plain(c) for c in model.classes_], "default_class": None,
