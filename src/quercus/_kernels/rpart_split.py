@@ -294,20 +294,7 @@ def _categorical_best(c, t, rows, count, nlev, minbucket, crit, K, out, sides, i
                 best_left[:] = inleft
     if best == -np.inf:
         return
-    left[:] = 0.0
-    right[:] = 0.0
-    tl = 0.0
-    tr = 0.0
-    for i in range(npres):
-        lv = present[i]
-        if best_left[lv]:
-            tl += t[lv]
-            for k in range(K):
-                left[k] += c[lv, k]
-        else:
-            tr += t[lv]
-            for k in range(K):
-                right[k] += c[lv, k]
+    tl, tr = _set_totals(c, t, best_left, present, npres, K, left, right)
     flip = not (_mean_class(left, tl) < _mean_class(right, tr))
     for i in range(npres):
         lv = present[i]
@@ -319,8 +306,9 @@ def _categorical_best(c, t, rows, count, nlev, minbucket, crit, K, out, sides, i
 
 
 @njit(cache=True)
-def _split_value(c, t, inleft, present, npres, K, crit, left, right, parent):
-    """The improve of the category set ``inleft`` (rpart's arithmetic, the set first)."""
+def _set_totals(c, t, inleft, present, npres, K, left, right):
+    """Class weights of the present levels in ``inleft`` (into ``left``) and of the others
+    (into ``right``), summed level by level; returns the two total weights."""
     left[:] = 0.0
     right[:] = 0.0
     tl = 0.0
@@ -335,6 +323,13 @@ def _split_value(c, t, inleft, present, npres, K, crit, left, right, parent):
             tr += t[lv]
             for k in range(K):
                 right[k] += c[lv, k]
+    return tl, tr
+
+
+@njit(cache=True)
+def _split_value(c, t, inleft, present, npres, K, crit, left, right, parent):
+    """The improve of the category set ``inleft`` (rpart's arithmetic, the set first)."""
+    tl, tr = _set_totals(c, t, inleft, present, npres, K, left, right)
     return _literal_improve(left, tl, right, tr, parent, crit)
 
 
