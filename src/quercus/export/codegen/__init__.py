@@ -25,6 +25,13 @@ Both follow the tree exactly as ``model.predict`` / ``model.predict_proba`` do:
 * a class-interval tree (``algorithm="interval"``) gives a row that fits no branch the
   model's ``unclassified_value_`` (Python) or -1 (C), and all-zero probabilities.
 
+A regression tree (``DecisionTreeRegressor``) gives ``predict(row)`` (Python) or
+``double predict(const double *row)`` (C) returning its leaf's mean target, the same
+double ``model.predict`` gives, and no probability function; a ``TARGET`` constant (a
+comment in C) names the target. A node that sends missing values down every branch (not
+grown by the regressor, but the flat tree allows it) sends them to its heaviest child, as
+``Tree.apply`` does. Invalid input raises the same ``ValueError`` in Python; C returns NAN.
+
 Input validation follows the generated code of Accord.NET's ``DecisionTree.ToExpression``
 (seed 002), which throws "Input contains a value outside of expected ranges." but checks
 only the categories: Python raises ``ValueError("Input contains a value outside of
@@ -53,7 +60,6 @@ from __future__ import annotations
 from ...errors import NotFittedError
 from ...rpart_routing import warn_surrogates_dropped
 from ...tree import Tree
-from ..conditions import refuse_regressor
 from .c_emitter import CEmitter
 from .inputs import check_name, feature_ranges, resolve_ranges
 from .model_info import C_INVALID, C_UNCLASSIFIED, MAX_NESTING, MESSAGE, ModelInfo
@@ -71,7 +77,7 @@ def to_source(model, language: str = "python", function_name: str = "predict", *
 
     Parameters
     ----------
-    model : DecisionTreeClassifier
+    model : DecisionTreeClassifier or DecisionTreeRegressor
         A fitted model (any algorithm).
     language : {"python", "c"}
         ``"python"``: ``def predict(row)`` returning the class label and
@@ -79,6 +85,8 @@ def to_source(model, language: str = "python", function_name: str = "predict", *
         ``"c"``: ``int predict(const double *row)`` returning the class index (-1: a
         class-interval row that fits no branch, -2: invalid input) and
         ``void predict_proba(const double *row, double *out)``, over the encoded row.
+        A regression tree's ``predict`` returns the mean target (C: ``double``, NAN for
+        invalid input) and there is no probability function.
     function_name : str
         Name of the predict function; the probability function is ``<name>_proba`` and
         every helper starts with ``_<name>_`` (Python) or ``<name>_`` (C, all static).
@@ -105,7 +113,6 @@ def to_source(model, language: str = "python", function_name: str = "predict", *
     NotFittedError
         The model is not fitted.
     """
-    refuse_regressor(model, "code generation")
     warn_surrogates_dropped(model, "generated code")
     if not hasattr(model, "tree_"):
         raise NotFittedError(f"this {type(model).__name__} is not fitted yet; call fit first")

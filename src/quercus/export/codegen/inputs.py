@@ -22,7 +22,7 @@ _C_RESERVED = frozenset((
     "_Thread_local", "bool", "true", "false", "isnan", "isinf", "isfinite", "NAN", "INFINITY",
     "main",
 ))
-_PY_RESERVED = frozenset({"math", "FEATURES", "CLASSES"})
+_PY_RESERVED = frozenset({"math", "FEATURES", "CLASSES", "TARGET"})
 
 
 def feature_ranges(model, X) -> list[tuple[float, float] | None]:

@@ -56,10 +56,18 @@ class ModelInfo:
     weighted: bool  # some node sends missing values down every branch
     algorithm: str
     missing: tuple[str, ...] = MISSING_STRINGS  # strings the code reads as missing
+    means: np.ndarray | None = None  # regression tree: the mean target at each node
+    target: str = ""  # regression tree: the target's name
+
+    @property
+    def regression(self) -> bool:
+        return self.means is not None
 
     @classmethod
     def of(cls, model, tree: Tree, ranges) -> ModelInfo:
         schema = model.schema_
+        if getattr(model, "_estimator_type", None) == "regressor":
+            return cls.of_regressor(model, tree, ranges)
         raw = tree.node_probabilities(False)
         laplace = bool(getattr(model, "laplace", False))
         proba = tree.node_probabilities(True) if laplace else raw
@@ -88,6 +96,32 @@ class ModelInfo:
                 schema.na_tokens)),
         )
 
+    @classmethod
+    def of_regressor(cls, model, tree: Tree, ranges) -> ModelInfo:
+        """A regression tree: no classes; a missing value at a node that sends it down every
+        branch takes the heaviest branch, as ``Tree.apply`` (and so ``predict``) does."""
+        schema = model.schema_
+        none = np.zeros((tree.n_nodes, 0))
+        return cls(
+            tree=tree,
+            names=list(schema.feature_names),
+            categories=[None if f.codebook is None else tuple(f.codebook.values)
+                        for f in schema.features],
+            classes=[],
+            ranges=list(ranges),
+            interval=False,
+            unclassified=None,
+            proba=none,
+            raw=none,
+            label=np.zeros(tree.n_nodes, dtype=np.int64),
+            weighted=False,
+            algorithm=str(getattr(model, "algorithm", "cart")),
+            missing=MISSING_STRINGS if schema.na_tokens is None else tuple(sorted(
+                schema.na_tokens)),
+            means=tree.value[:, 0].astype(np.float64),
+            target=str(schema.target),
+        )
+
     @property
     def n_classes(self) -> int:
         return len(self.classes)
@@ -105,6 +139,8 @@ class ModelInfo:
         t = float(tree.threshold[node])
         h = float(tree.interval_high[node])
         children = [int(c) for c in tree.children(node)]
+        if self.regression and m == WEIGHTED:
+            m = _heaviest(tree, children)
         if kind not in (NUMERIC, CATEGORICAL, INTERVAL):
             raise ValueError(f"node {node}: unknown node kind {kind}")
         book = self.categories[j]
@@ -116,6 +152,8 @@ class ModelInfo:
             branches = [Branch(b, c, None, m == b) for b, c in enumerate(children)]
             return Split(node, j, kind, t, h, False, m == WEIGHTED, (), branches)
         per_code = [_code_branch(tree, node, kind, k, t, h, m) for k in range(len(book))]
+        if self.regression:
+            per_code = [_heaviest(tree, children) if b == WEIGHTED else b for b in per_code]
         branches = []
         for b, c in enumerate(children):
             codes = tuple(k for k, bk in enumerate(per_code) if bk == b)
@@ -138,6 +176,12 @@ def _code_branch(tree: Tree, node: int, kind: int, code: int, t: float, h: float
         return 0 if t <= code <= h else 1
     cmap = tree.category_map(node)
     return int(cmap[code]) if code < cmap.shape[0] else missing
+
+
+def _heaviest(tree: Tree, children: list[int]) -> int:
+    """Branch of the child with the most training weight (the first on a tie)."""
+    weight = tree.weighted_n_node_samples
+    return max(range(len(children)), key=lambda b: (weight[children[b]], -b))
 
 
 def used_thresholds(tree: Tree) -> np.ndarray:
