@@ -174,3 +174,61 @@ def test_missing_matplotlib_is_a_clear_error(tmp_path, monkeypatch, capsys):
                      "petal_length", "petal_width", "--out", str(tmp_path / "s.png")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "pip install 'quercus[plot]'" in err
+
+
+# -- regression trees ----------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def ozone():
+    data = quercus.read_csv(BUNDLED / "airquality.csv", "Ozone")  # NAs in Ozone and Solar.R
+    model = quercus.DecisionTreeRegressor(max_depth=4).fit(data.X, data.y)
+    return model, data.X, data.y
+
+
+def test_regression_grid_values_are_the_model_predictions(ozone):
+    model, X, _ = ozone
+    grid = surface_grid(model, X, ["Temp", "Wind"], resolution=30)
+    assert grid.classes is None and grid.values.shape == (30, 30)
+    np.testing.assert_array_equal(grid.values.ravel(), model.predict(grid.rows))
+    assert grid.held["Solar.R"] == float(np.median(X["Solar.R"].dropna()))
+    assert len(np.unique(grid.values)) >= 4  # several leaves show
+
+
+def test_regression_picture_is_a_colour_map_with_a_colour_bar(ozone, tmp_path):
+    image = pytest.importorskip("matplotlib.image")
+    from matplotlib import colormaps
+
+    from quercus.plotting import VALUE_COLOURS, plot_decision_surface
+
+    model, X, y = ozone
+    figure = plot_decision_surface(model, X, y, ["Temp", "Wind"], resolution=60)
+    ax, bar = figure.axes  # the plot and its colour bar
+    assert "Ozone" in bar.get_ylabel()
+    grid = surface_grid(model, X, ["Temp", "Wind"], resolution=60)
+    np.testing.assert_array_equal(ax.images[0].get_array(), grid.values)
+    known = X["Temp"].notna() & X["Wind"].notna() & y.notna()
+    points = ax.collections[0]
+    np.testing.assert_array_equal(np.asarray(points.get_array()), y[known].to_numpy(float))
+    low = min(grid.values.min(), y.min())
+    high = max(grid.values.max(), y.max())
+    assert bar.get_ylim() == pytest.approx((low, high))
+
+    out = tmp_path / "ozone.png"
+    save_decision_surface(model, X, y, ["Temp", "Wind"], out, resolution=60)
+    pixels = image.imread(out)[:, :, :3]
+    cmap = colormaps[VALUE_COLOURS]
+    for value in np.unique(grid.values):  # each leaf's mean shows in its own colour
+        colour = np.array(cmap((value - low) / (high - low))[:3])
+        assert np.all(np.abs(pixels - colour) < 0.02, axis=2).mean() > 0.002, value
+
+
+def test_plot_command_for_a_regression_tree(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    data_file = BUNDLED / "airquality.csv"
+    model_file = tmp_path / "ozone.json"
+    assert cli.main(["train", str(data_file), "--target", "Ozone", "--max-depth", "3",
+                     "--out", str(model_file)]) == 0
+    out = tmp_path / "ozone.png"
+    assert cli.main(["plot", str(model_file), str(data_file), "--features", "Temp", "Wind",
+                     "--out", str(out), "--resolution", "40"]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert capsys.readouterr().out.endswith(f"Decision surface written to {out}\n")

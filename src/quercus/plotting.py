@@ -1,4 +1,5 @@
-"""Decision surfaces: a tree's predicted class over a grid of two numeric features.
+"""Decision surfaces: a tree's predicted class (a regression tree's predicted value) over a
+grid of two numeric features.
 
 ``surface_grid`` needs only numpy and pandas; drawing (``plot_decision_surface``,
 ``save_decision_surface``) needs matplotlib, the optional extra ``quercus[plot]``.
@@ -15,7 +16,7 @@ import pandas as pd
 
 from .data.frames import to_python
 from .errors import DataError, QuercusError
-from .export.conditions import refuse_regressor
+from .export.conditions import is_regressor
 from .export.palette import UNCLASSIFIED_COLOUR, class_colour, tint
 
 __all__ = [
@@ -32,7 +33,7 @@ _MISSING = object()
 
 @dataclass
 class SurfaceGrid:
-    """A grid over two features and the class the model predicts at every point.
+    """A grid over two features and the class (or value) the model predicts at every point.
 
     Attributes
     ----------
@@ -45,9 +46,11 @@ class SurfaceGrid:
         ``i * len(xs) + j`` is the point ``(xs[j], ys[i])``.
     held : dict
         The value given to every other feature (None for missing).
-    classes : ndarray of int, shape (len(ys), len(xs))
+    classes : ndarray of int, shape (len(ys), len(xs)), or None
         Index into ``model.classes_`` of the prediction, or -1 where a class-interval tree
-        leaves the point unclassified.
+        leaves the point unclassified; None for a regression tree.
+    values : ndarray of float, shape (len(ys), len(xs)), or None
+        A regression tree's prediction (its leaf's mean target); None for a classifier.
     """
 
     features: tuple[str, str]
@@ -55,7 +58,8 @@ class SurfaceGrid:
     ys: np.ndarray
     rows: pd.DataFrame
     held: dict
-    classes: np.ndarray
+    classes: np.ndarray | None
+    values: np.ndarray | None = None
 
 
 def _feature_index(schema, feature) -> int:
@@ -98,11 +102,12 @@ def _axis(column: np.ndarray, name: str, resolution: int, margin: float) -> np.n
 
 def surface_grid(model, X, features, resolution: int = 200, margin: float = 0.05
                  ) -> SurfaceGrid:
-    """Predict the class over a grid spanning two numeric features of ``X``.
+    """Predict the class (a regression tree: the value) over a grid spanning two numeric
+    features of ``X``.
 
     Parameters
     ----------
-    model : DecisionTreeClassifier
+    model : DecisionTreeClassifier or DecisionTreeRegressor
         A fitted model.
     X : DataFrame, ndarray or list of rows
         Rows with the model's features (e.g. the training data); they set the grid's range
@@ -121,7 +126,6 @@ def surface_grid(model, X, features, resolution: int = 200, margin: float = 0.05
         category (categorical); the picture is a slice through the model, exact for a model
         trained on the two features alone.
     """
-    refuse_regressor(model, "the decision-surface plot")
     model._check_fitted()
     schema = model.schema_
     if len(features) != 2:
@@ -148,9 +152,12 @@ def surface_grid(model, X, features, resolution: int = 200, margin: float = 0.05
             columns[spec.name] = np.full(gx.size, fill, dtype=object if spec.is_categorical
                                          else np.float64)
     rows = pd.DataFrame(columns)
+    names = (schema.features[fx].name, schema.features[fy].name)
+    if is_regressor(model):
+        values = np.asarray(model.predict(rows), dtype=np.float64).reshape(gx.shape)
+        return SurfaceGrid(names, xs, ys, rows, held, None, values)
     classes = _class_indices(model, rows).reshape(gx.shape)
-    return SurfaceGrid((schema.features[fx].name, schema.features[fy].name), xs, ys, rows,
-                       held, classes)
+    return SurfaceGrid(names, xs, ys, rows, held, classes)
 
 
 def _class_indices(model, rows) -> np.ndarray:
@@ -187,7 +194,10 @@ def plot_decision_surface(model, X, y=None, features=None, *, resolution: int = 
     model, X, resolution
         As for ``surface_grid``.
     y : array-like, optional
-        Class labels of X: points are coloured by class (grey without labels).
+        Class labels of X: points are coloured by class (grey without labels). For a
+        regression tree, the targets of X: the surface is a continuous colour map of the
+        predicted value with a colour bar, and the points are coloured by their target on
+        the same scale (grey where it is missing).
     features : pair of str or int, optional
         Default: the model's two features when it has exactly two.
     title : str, optional
@@ -200,20 +210,24 @@ def plot_decision_surface(model, X, y=None, features=None, *, resolution: int = 
     Figure, FigureCanvasAgg = _require_matplotlib()
     features = _default_features(model, features)
     grid = surface_grid(model, X, features, resolution=resolution)
-    palette = [_rgb(tint(class_colour(k), 0.35)) for k in range(model.n_classes_)]
-    image = np.array(palette + [_rgb(UNCLASSIFIED_COLOUR)])[grid.classes]  # -1: last row
     figure = Figure(figsize=(6.4, 6.0), dpi=100)
     FigureCanvasAgg(figure)
     ax = figure.add_subplot()
-    ax.imshow(image, origin="lower", interpolation="nearest", aspect="auto",
-              extent=(grid.xs[0], grid.xs[-1], grid.ys[0], grid.ys[-1]))
-    _scatter(ax, model, X, y, grid.features)
-    _unclassified_patch(ax, grid)
+    extent = (grid.xs[0], grid.xs[-1], grid.ys[0], grid.ys[-1])
+    if grid.values is not None:
+        _value_surface(figure, ax, model, X, y, grid, extent)
+    else:
+        palette = [_rgb(tint(class_colour(k), 0.35)) for k in range(model.n_classes_)]
+        image = np.array(palette + [_rgb(UNCLASSIFIED_COLOUR)])[grid.classes]  # -1: last
+        ax.imshow(image, origin="lower", interpolation="nearest", aspect="auto",
+                  extent=extent)
+        _scatter(ax, model, X, y, grid.features)
+        _unclassified_patch(ax, grid)
     ax.set_xlabel(grid.features[0])
     ax.set_ylabel(grid.features[1])
     tree = model.tree_
-    ax.set_title(title or f"{model.algorithm} tree: depth {tree.max_depth}, "
-                          f"{tree.n_leaves} leaves")
+    kind = "regression" if grid.values is not None else model.algorithm
+    ax.set_title(title or f"{kind} tree: depth {tree.max_depth}, {tree.n_leaves} leaves")
     if grid.held:
         held = ", ".join(f"{k} = {v}" for k, v in list(grid.held.items())[:4])
         more = ", ..." if len(grid.held) > 4 else ""
@@ -232,13 +246,52 @@ def _default_features(model, features):
     return tuple(names)
 
 
-def _scatter(ax, model, X, y, features) -> None:
-    """X's points, coloured by their class; points missing either feature are left out."""
+VALUE_COLOURS = "viridis"  # the colour map of a regression tree's surface and points
+
+
+def _value_surface(figure, ax, model, X, y, grid, extent) -> None:
+    """A regression tree's predicted value as a colour map, its colour bar, and X's points
+    coloured by their target on the same scale."""
+    from matplotlib.colors import Normalize
+
+    px, py, known = _point_coordinates(model, X, grid.features)
+    targets = None if y is None else pd.to_numeric(pd.Series(np.asarray(y, dtype=object)),
+                                                   errors="coerce").to_numpy(dtype=float)
+    span = [grid.values.min(), grid.values.max()]
+    if targets is not None and np.isfinite(targets[known]).any():
+        span += [np.nanmin(targets[known]), np.nanmax(targets[known])]
+    norm = Normalize(vmin=float(min(span)), vmax=float(max(span)))
+    image = ax.imshow(grid.values, origin="lower", interpolation="nearest", aspect="auto",
+                      extent=extent, cmap=VALUE_COLOURS, norm=norm)
+    target = model.schema_.target or "target"
+    figure.colorbar(image, ax=ax, label=f"{target}: predicted (surface)"
+                    + ("" if targets is None else ", actual (points)"))
+    if targets is None:
+        ax.scatter(px[known], py[known], s=14, c="#777777", edgecolors="#333333",
+                   linewidths=0.4)
+        return
+    scored = known & np.isfinite(targets)
+    ax.scatter(px[scored], py[scored], s=16, c=targets[scored], cmap=VALUE_COLOURS, norm=norm,
+               edgecolors="#222222", linewidths=0.5)
+    lost = known & ~np.isfinite(targets)
+    if lost.any():
+        ax.scatter(px[lost], py[lost], s=14, c="#aaaaaa", edgecolors="#333333",
+                   linewidths=0.4, label=f"{target} missing")
+        ax.legend(loc="upper right", fontsize=8, framealpha=0.8)
+
+
+def _point_coordinates(model, X, features):
+    """X's two plotted columns as floats, and which rows have both."""
     frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(
         model.schema_.encode(X), columns=model.schema_.feature_names)
     px = pd.to_numeric(frame[features[0]], errors="coerce").to_numpy(dtype=float)
     py = pd.to_numeric(frame[features[1]], errors="coerce").to_numpy(dtype=float)
-    known = np.isfinite(px) & np.isfinite(py)
+    return px, py, np.isfinite(px) & np.isfinite(py)
+
+
+def _scatter(ax, model, X, y, features) -> None:
+    """X's points, coloured by their class; points missing either feature are left out."""
+    px, py, known = _point_coordinates(model, X, features)
     if y is None:
         ax.scatter(px[known], py[known], s=14, c="#777777", edgecolors="#333333",
                    linewidths=0.4)
