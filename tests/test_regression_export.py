@@ -1,4 +1,4 @@
-"""Regression trees in text, rules and model files; the exporter that refuses them."""
+"""Regression trees in text, rules and model files; the exporters that refuse them."""
 
 import json
 from pathlib import Path
@@ -89,11 +89,17 @@ def test_negative_means_load(tmp_path):
     np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
 
 
-def test_rule_set_simplification_refuses_regressors(model):
+def test_class_only_exporters_refuse_regressors_with_the_reason(model):
+    from quercus.export.j48 import tree_to_id3, tree_to_j48
     from quercus.export.rule_sets import simplify_rules
 
-    with pytest.raises(ValueError, match="not available for regression trees"):
+    with pytest.raises(ValueError, match="^rule-set simplification is not available for "
+                                         "regression trees: .*pessimistic error rate"):
         simplify_rules(model, [[1.0] * 5], [1.0])
+    for exporter in (tree_to_j48, tree_to_id3):
+        with pytest.raises(ValueError, match="not available for regression trees: Weka's J48 "
+                                             "and Id3 are classifiers"):
+            exporter(model)
 
 
 def test_categorical_split_text_and_round_trip(tmp_path):

@@ -282,11 +282,13 @@ def is_regressor(model) -> bool:
     return getattr(model, "_estimator_type", None) == "regressor"
 
 
-def refuse_regressor(model, what: str) -> None:
-    """One-line ValueError for an exporter that does not handle regression trees yet."""
+def refuse_regressor(model, what: str, reason: str | None = None) -> None:
+    """One-line ValueError for an exporter that does not handle regression trees: ``what``
+    is not available for them, because of ``reason`` (without one: not yet)."""
     if is_regressor(model):
-        raise ValueError(f"{what} is not available for regression trees yet "
-                         f"(text trees, rules and model files are)")
+        raise ValueError(f"{what} is not available for regression trees"
+                         + (f": {reason}" if reason else
+                            " yet (text trees, rules and model files are)"))
 
 
 def format_significant(x: float, digits: int = 3) -> str:

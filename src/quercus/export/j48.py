@@ -119,9 +119,13 @@ def _branch_lines(model, indent: str, leaf_text) -> list[str]:
     return lines
 
 
+_NO_WEKA_REGRESSION = ("Weka's J48 and Id3 are classifiers and print no numeric leaves "
+                       "(the text tree, quercus show, does)")
+
+
 def tree_to_j48(model) -> str:
     """The tree as J48 prints it, with ``Number of Leaves`` and ``Size of the tree``."""
-    refuse_regressor(model, "J48 text")
+    refuse_regressor(model, "J48 text", _NO_WEKA_REGRESSION)
     tree = model._check_fitted()
     header = "J48 pruned tree" if getattr(model, "pruning", True) else "J48 unpruned tree"
     lines = [header, "-" * 18, ""]
@@ -143,7 +147,7 @@ def tree_to_j48(model) -> str:
 def tree_to_id3(model) -> str:
     """The tree as Weka's Id3 prints it (``: null`` would be an empty leaf there; Quercus
     prints the parent's majority class, which it predicts)."""
-    refuse_regressor(model, "Weka's Id3 text")
+    refuse_regressor(model, "Weka's Id3 text", _NO_WEKA_REGRESSION)
     tree = model._check_fitted()
 
     def leaf_text(parent, child):

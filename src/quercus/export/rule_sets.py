@@ -343,7 +343,9 @@ def simplify_rules(model, X, y, confidence: float | None = None) -> RuleSet:
     RuleSet
         See the module docstring for the steps.
     """
-    refuse_regressor(model, "rule-set simplification")
+    refuse_regressor(model, "rule-set simplification",
+                     "it drops conditions by the pessimistic error rate of a rule's class, which "
+                     "a numeric target does not have (quercus rules lists the tree's rules)")
     tree = model._check_fitted()
     confidence = float(model.confidence if confidence is None else confidence)
     if not 0.0 < confidence < 1.0:
