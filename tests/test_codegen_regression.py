@@ -223,6 +223,18 @@ def test_a_node_sending_missing_values_everywhere_takes_the_heaviest_branch(tmp_
         assert_c_matches(model, X, tmp_path)
 
 
+def test_unnamed_target_from_numpy():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    X[::7, 1] = np.nan
+    model = DecisionTreeRegressor(max_depth=3).fit(X, 3.0 * X[:, 0])
+    source = to_source(model)
+    assert "TARGET = _predict_TARGET = None" in source
+    assert " * TARGET (unnamed)" in to_source(model, language="c")
+    predict = python_predict(source)
+    assert [predict(row) for row in X.tolist()] == model.predict(X).tolist()
+
+
 def test_function_name_and_loaded_model(tmp_path):
     model, X = _airquality(max_depth=3)
     predict = python_predict(to_source(model, function_name="ozone"), "ozone")

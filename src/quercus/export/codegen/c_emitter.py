@@ -172,7 +172,7 @@ class CEmitter(Emitter):
                 head.append(f" *   row[{j}] {fname}: categorical, codes:")
                 head.extend(f" *       {i} = {c_value(v)}" for i, v in enumerate(book))
         if info.regression:
-            head.append(f" * TARGET {c_comment(info.target)}")
+            head.append(f" * TARGET {c_comment(info.target or '(unnamed)')}")
         else:
             head.append(" * CLASSES")
             head.extend(f" *   {c} = {c_value(label)}" for c, label in enumerate(info.classes))

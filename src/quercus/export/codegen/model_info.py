@@ -57,7 +57,7 @@ class ModelInfo:
     algorithm: str
     missing: tuple[str, ...] = MISSING_STRINGS  # strings the code reads as missing
     means: np.ndarray | None = None  # regression tree: the mean target at each node
-    target: str = ""  # regression tree: the target's name
+    target: str | None = None  # regression tree: the target's name, if it has one
 
     @property
     def regression(self) -> bool:
@@ -119,7 +119,7 @@ class ModelInfo:
             missing=MISSING_STRINGS if schema.na_tokens is None else tuple(sorted(
                 schema.na_tokens)),
             means=tree.value[:, 0].astype(np.float64),
-            target=str(schema.target),
+            target=None if schema.target is None else str(schema.target),
         )
 
     @property
