@@ -103,13 +103,14 @@ def test_user_mistakes_are_one_line(data_dir, capsys):
     cli.main(["train", "airquality.csv", "--target", "Ozone", "--out", "oz.json"])
     capsys.readouterr()
     for argv in (["predict", "oz.json", "airquality.csv", "--proba"],
-                 ["export", "oz.json", "--format", "python", "--out", "oz.py"],
+                 ["rules", "oz.json", "--simplify", "--data", "airquality.csv", "--out",
+                  "oz.txt"],
                  ["train", "airquality.csv", "--target", "Ozone", "--out", "y.json",
                   "--algorithm", "c45"]):
         assert cli.main(argv) == 2
         err = capsys.readouterr().err
         assert err.startswith("quercus: error: ") and len(err.strip().splitlines()) == 1
-    assert not (data_dir / "oz.py").exists() and not (data_dir / "y.json").exists()
+    assert not (data_dir / "oz.txt").exists() and not (data_dir / "y.json").exists()
 
 
 def test_european_csv_target(data_dir, capsys):
