@@ -393,3 +393,56 @@ def test_csv_blocks_are_typed_as_read_csv_types_the_file(client, tmp_path):
     assert est.schema_.to_json() == memory.schema.to_json()
     local = DecisionTreeClassifier(splitter="hist", max_depth=4).fit(memory.X, memory.y)
     assert _model_bytes(est, tmp_path, "dask") == _model_bytes(local, tmp_path, "local")
+
+
+def test_cli_checkpoint_and_resume_after_a_lost_driver(client, tmp_path, monkeypatch, capsys):
+    from quercus.dask import command
+
+    X, y = _data(n=2500, seed=14)
+    path = tmp_path / "d.csv"
+    X.assign(label=y).to_csv(path, index=False)
+    options = ["--target", "label", "--splitter", "hist", "--max-depth", 9,
+               "--min-samples-leaf", 3]
+    assert _cli("train", path, *options, "--out", tmp_path / "memory.json") == 0
+    checkpoint = tmp_path / "fit.ckpt"
+    real_fit = command.fit
+
+    def driver_dies_at_level_3(*args, on_level, **kwargs):
+        def on_level_then_die(stats):
+            on_level(stats)
+            if stats.level == 3:
+                raise KeyboardInterrupt  # after level 3's checkpoint was written
+        return real_fit(*args, on_level=on_level_then_die, **kwargs)
+
+    cluster = ["--scheduler", client.scheduler.address]
+    monkeypatch.setattr(command, "fit", driver_dies_at_level_3)
+    assert _cli("train", path, *options, *cluster, "--checkpoint", checkpoint,
+                "--out", tmp_path / "dask.json") == 130
+    assert checkpoint.exists() and not (tmp_path / "dask.json").exists()
+    monkeypatch.setattr(command, "fit", real_fit)
+    capsys.readouterr()
+    assert _cli("train", path, *options, *cluster, "--resume", checkpoint,
+                "--checkpoint", checkpoint, "--out", tmp_path / "dask.json") == 0
+    err = capsys.readouterr().err
+    assert err.startswith("level 4: ")  # growth went on after the saved level
+    assert (tmp_path / "dask.json").read_bytes() == (tmp_path / "memory.json").read_bytes()
+
+    # the same checkpoint with other options, and the options' own misuse: one line each
+    other = ["--target", "label", "--splitter", "hist", "--max-depth", 4]
+    assert _cli("train", path, *other, *cluster, "--resume", checkpoint,
+                "--out", tmp_path / "other.json") == 2
+    err = capsys.readouterr().err.strip()
+    assert "the checkpoint was made with other data, bins or parameters" in err
+    assert "\n" not in err and not (tmp_path / "other.json").exists()
+    cases = [
+        ([*options, "--resume", tmp_path / "absent.ckpt", *cluster],
+         f"{tmp_path / 'absent.ckpt'}: No such checkpoint file"),
+        ([*options, "--checkpoint", checkpoint],
+         "--checkpoint and --resume work with --scheduler (a fit on a Dask cluster) only"),
+        ([*other, "--max-leaf-nodes", 8, "--checkpoint", checkpoint, *cluster],
+         "--checkpoint and --resume work with level-wise growth, not with --max-leaf-nodes"),
+    ]
+    for argv, message in cases:
+        assert _cli("train", path, *argv, "--out", tmp_path / "m.json") == 2
+        assert capsys.readouterr().err.strip() == f"quercus: error: {message}"
+    assert not (tmp_path / "m.json").exists()

@@ -301,6 +301,9 @@ def _train_regressor(args: argparse.Namespace, model, data, reason: str) -> int:
 
 def cmd_train(args: argparse.Namespace) -> int:
     _resolve_algorithm(args, "auto")
+    if args.scheduler is None and (args.checkpoint or args.resume):
+        raise QuercusError("--checkpoint and --resume work with --scheduler (a fit on a Dask "
+                           "cluster) only")
     if args.scheduler is not None:  # Parquet or CSV files fitted on a Dask cluster
         from .dask.command import train_on_cluster
 
@@ -647,6 +650,14 @@ def build_parser() -> argparse.ArgumentParser:
                        help="fit on a Dask cluster: a scheduler address (tcp://host:8786) or "
                             "local:N (N local worker processes); DATA may be a glob of "
                             ".parquet or .csv files (needs --splitter hist and quercus[dask])")
+    train.add_argument("--checkpoint", metavar="PATH",
+                       help="with --scheduler: write the growth state to PATH after every "
+                            "tree level, so that a fit whose driver died can go on with "
+                            "--resume PATH (a pickle: resume only from files you wrote)")
+    train.add_argument("--resume", metavar="PATH",
+                       help="with --scheduler: continue a fit from the checkpoint at PATH "
+                            "(same data and options); give --checkpoint PATH too to keep "
+                            "writing it")
     _learner_options(train)
     train.set_defaults(func=cmd_train)
 

@@ -123,6 +123,12 @@ def train_on_cluster(args, model) -> int:
         raise QuercusError("--scheduler needs --algorithm cart and --splitter hist (or auto)")
     if args.stream:
         raise QuercusError("--scheduler and --stream cannot be combined")
+    checkpoint, resume = getattr(args, "checkpoint", None), getattr(args, "resume", None)
+    if (checkpoint or resume) and model.max_leaf_nodes is not None:
+        raise QuercusError("--checkpoint and --resume work with level-wise growth, not with "
+                           "--max-leaf-nodes")
+    if resume and not Path(resume).is_file():
+        raise DataError(f"{resume}: No such checkpoint file")
     client, cluster = connect(args.scheduler)
     try:
         start = time.perf_counter()
@@ -136,7 +142,8 @@ def train_on_cluster(args, model) -> int:
                   f"{stats.seconds:.2f} s", file=sys.stderr, flush=True)
 
         try:
-            fit(model, X, y, client=client, on_level=on_level)
+            fit(model, X, y, client=client, on_level=on_level, checkpoint=checkpoint,
+                resume=resume)
         except DataError as error:
             raise DataError(f"{args.data}: {error}") from error
         seconds = time.perf_counter() - start
