@@ -272,11 +272,7 @@ class Grower:
         p = self.p
         out = np.zeros((p, 4))
         sides = np.zeros((p, self.lmax), dtype=np.int8)
-        cat = self.cat
-        node_best_splits(self.vals, cat.XC, cat.cols, cat.pos, self.y, self.w, self.costs.a,
-                         self.order, start, nn, self.is_cat, self.n_levels,
-                         self.ctl.min_bucket, self.crit, self.K, out, sides, cat.C, cat.T,
-                         cat.ROWS, cat.COUNT)
+        self._best_splits(node, start, nn, out, sides)
         improves = out[:, 0].tolist()
         state = self.state
         cands = []
@@ -295,6 +291,15 @@ class Grower:
         node.primary, node.competitors = recs[0], recs[1:]
         node.improve = recs[0].improve
         return True
+
+    def _best_splits(self, node, start, nn, out, sides):
+        """Every feature's best split into ``out`` and ``sides`` (the split rule: Gini or
+        information here; ``growing/rpart_anova.AnovaGrower`` the sum of squares)."""
+        cat = self.cat
+        node_best_splits(self.vals, cat.XC, cat.cols, cat.pos, self.y, self.w, self.costs.a,
+                         self.order, start, nn, self.is_cat, self.n_levels,
+                         self.ctl.min_bucket, self.crit, self.K, out, sides, cat.C, cat.T,
+                         cat.ROWS, cat.COUNT)
 
     def _record(self, number, role, j, o, sides):
         rec = SplitRecord(node=number, role=role, feature=j, count=int(o[3]), improve=o[0])
