@@ -176,7 +176,7 @@ one_se <- function(cpt) {
     m <- which(xe == min(xe))[1]
     thr <- xe[m] + xs[m]
     j <- which(xe <= thr)[1]
-    list(min_row = m, min_xerror = unname(xe[m]), threshold = unname(thr), chosen_row = j,
+    list(min_row = unname(m), min_xerror = unname(xe[m]), threshold = unname(thr), chosen_row = unname(j),
          chosen_cp = unname(cpt[j, "CP"]), chosen_nsplit = unname(cpt[j, "nsplit"]))
 }
 
