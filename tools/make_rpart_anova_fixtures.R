@@ -204,8 +204,9 @@ preds <- function(fit, d) {
 
 ## xpred.rpart at the grid the cross-validation uses (10 CP[1], then geometric means of
 ## consecutive CPs) and the xerror / xstd recomputed from it: squared errors e over the rows
-## used, xerror = sum(e) / root deviance, xstd = sqrt(sum(e^2) - sum(e)^2 / n) / root deviance
-xpred_block <- function(fit, folds_used) {
+## used, case weights w (1 without), xerror = sum(w e) / root deviance,
+## xstd = sqrt(sum(w e^2) - sum(w e)^2 / sum(w)) / root deviance
+xpred_block <- function(fit, folds_used, w) {
     if (nrow(fit$frame) == 1L) return(NULL)
     CP <- fit$cptable[, "CP"]
     m <- length(CP)
@@ -213,10 +214,11 @@ xpred_block <- function(fit, folds_used) {
     xp <- xpred.rpart(fit, xval = folds_used, cp = grid)
     e <- (fit$y - xp)^2
     root <- fit$frame$dev[1]
+    se <- colSums(w * e)
     list(cp_grid = jarr(unname(grid)),
-         xerror_recomputed = jarr(unname(colSums(e) / root)),
-         xstd_recomputed = jarr(unname(sqrt(pmax(0, colSums(e^2) - colSums(e)^2 / nrow(e))) / root)),
-         max_abs_diff_xerror = max(abs(colSums(e) / root - fit$cptable[, "xerror"])))
+         xerror_recomputed = jarr(unname(se / root)),
+         xstd_recomputed = jarr(unname(sqrt(pmax(0, colSums(w * e^2) - se^2 / sum(w))) / root)),
+         max_abs_diff_xerror = max(abs(se / root - fit$cptable[, "xerror"])))
 }
 
 fit_json <- function(name, tag, fit, d, folds, note, extra = list()) {
@@ -274,7 +276,9 @@ extra_runs <- list(
     kyphosis = list(maxdepth2 = list(control = list(maxdepth = 2L, cp = 0),
                                      note = "maxdepth = 2, cp = 0")),
     airquality = list(minbucket3 = list(control = list(minbucket = 3L, cp = 0.001),
-                                        note = "minbucket = 3 (minsplit = 9), cp = 0.001")))
+                                        note = "minbucket = 3 (minsplit = 9), cp = 0.001"),
+                      weights = list(control = list(), weights = function(d) d$Day %% 3 + 1,
+                                     note = "case weights Day %% 3 + 1 (stored as case_weights)")))
 
 index <- list()
 for (name in names(datasets)) {
@@ -307,9 +311,18 @@ for (name in names(datasets)) {
     for (tag in names(runs)) {
         r <- runs[[tag]]
         ctl <- do.call(rpart.control, c(r$control, list(xval = folds)))
-        fit <- rpart(form, data = d, method = "anova", control = ctl)
-        used <- if (is.null(fit$na.action)) folds else folds[-fit$na.action]
-        extra <- list(xpred = xpred_block(fit, used))
+        extra <- list()
+        case_w <- rep(1, nrow(d))
+        if (is.null(r$weights)) {
+            fit <- rpart(form, data = d, method = "anova", control = ctl)
+        } else {
+            case_w <- r$weights(d)   # found by model.frame in the formula's environment
+            fit <- rpart(form, data = d, weights = case_w, method = "anova", control = ctl)
+            extra$case_weights <- jarr(case_w)
+        }
+        drop <- if (is.null(fit$na.action)) integer(0) else -fit$na.action
+        used <- if (length(drop)) folds[drop] else folds
+        extra$xpred <- xpred_block(fit, used, if (length(drop)) case_w[drop] else case_w)
         write_json(fit_json(name, tag, fit, d, folds, r$note, extra),
                    file.path(outdir, name, paste0(tag, ".json")))
         dump_text(fit, file.path(outdir, name, paste0(tag, ".txt")))

@@ -28,9 +28,10 @@ from quercus.growing.rpart_grow import (
     cp_values,
     preorder,
     subtree_sizes,
+    tree_records,
 )
 from quercus.pruning.cp_table import make_cp_table
-from quercus.rpart_records import FRAME_COLUMNS, RpartFit
+from quercus.rpart_records import RpartFit
 
 __all__ = ["fit_rpart_anova", "prune_rpart_anova"]
 
@@ -117,7 +118,8 @@ def fit_rpart_anova(X, y, weights=None, *, categorical, n_levels, control=None,
             xerror, xstd = sw / scale, np.sqrt(var) / scale
     table = make_cp_table(np.asarray(cps) / scale, nsplit, np.asarray(risk) / scale, xerror,
                           xstd)
-    frame, splits = _records(root, scale, float(wu.sum()))
+    total = float(wu.sum())
+    frame, splits = tree_records(root, scale, lambda node: ([], [], node.wt / total))
     where = np.full(n, -1, dtype=np.int64)
     where[used] = grower.where
     return RpartFit(frame=frame, splits=splits, importance=anova_importance(frame, splits, p),
@@ -183,28 +185,6 @@ def _walk_arrays(root, grower, lmax, use_surrogates):
     arrays = (spec0, nspec, major, left, right, cp, np.arange(m, dtype=np.int64), feat, cat,
               cut, lt, sides)
     return arrays, np.array([node.yval for node in nodes])
-
-
-def _records(root, scale, total_weight):
-    frame = {name: [] for name in FRAME_COLUMNS}
-    splits = []
-    for node in preorder(root):
-        internal = node.left is not None
-        frame["node"].append(node.number)
-        frame["feature"].append(node.primary.feature if internal else -1)
-        frame["n"].append(node.n)
-        frame["wt"].append(node.wt)
-        frame["dev"].append(node.dev)
-        frame["yval"].append(node.yval)
-        frame["complexity"].append(node.c / scale)
-        frame["ncompete"].append(len(node.competitors) if internal else 0)
-        frame["nsurrogate"].append(len(node.surrogates) if internal else 0)
-        frame["class_counts"].append([])
-        frame["class_probs"].append([])
-        frame["node_prob"].append(node.wt / total_weight)
-        if internal:
-            splits.extend([node.primary, *node.competitors, *node.surrogates])
-    return frame, splits
 
 
 def anova_importance(frame, splits, n_features):

@@ -132,9 +132,7 @@ def fit_rpart_model(model, X, y, weights, schema, has_names: bool, criterion: st
     with every feature missing itself); ``xval`` fold ids, when given, are those of all
     input rows. With ``prune``, the tree is pruned at the cp-table row the rule picks.
     """
-    from ..pruning.cp_table import choose_row
     from .rpart import fit_rpart, prune_rpart
-    from .rpart_flat import attach_rpart_fit
 
     if model.prune not in PRUNE_RULES:
         raise ValueError(f"prune must be None, 'min' or '1se' for algorithm='rpart'; got "
@@ -158,17 +156,7 @@ def fit_rpart_model(model, X, y, weights, schema, has_names: bool, criterion: st
                     priors=resolve_priors(model.priors, n_classes),
                     loss=resolve_loss(model.loss, n_classes), folds=folds,
                     n_classes=n_classes)
-    chosen = None
-    if model.prune is not None:
-        row = choose_row(fit.cp_table, model.prune)
-        chosen, unpruned = float(fit.cp_table["CP"].iloc[row]), fit.cp_table["nsplit"].iloc[-1]
-        fit = prune_rpart(fit, chosen)
-    attach_rpart_fit(model, fit, schema, has_feature_names=has_names)
-    for name in ("chosen_cp_", "unpruned_nsplit_"):  # left from an earlier fit
-        model.__dict__.pop(name, None)
-    if chosen is not None:
-        model.chosen_cp_, model.unpruned_nsplit_ = chosen, int(unpruned)
-    return model
+    return _attach_pruned(model, fit, schema, has_names, prune_rpart)
 
 
 def fit_rpart_regressor(model, X, y, weights, schema, has_names: bool):
@@ -178,9 +166,7 @@ def fit_rpart_regressor(model, X, y, weights, schema, has_names: bool):
     Rows with a missing target or every feature missing are left out (na.rpart); an int
     ``xval`` draws the folds over the rows used, fold ids given are those of all input rows.
     """
-    from ..pruning.cp_table import choose_row
     from .rpart_anova import fit_rpart_anova, prune_rpart_anova
-    from .rpart_flat import attach_rpart_fit
 
     if model.criterion not in ("squared_error", "friedman_mse"):
         raise ValueError(f"algorithm='rpart' grows rpart's anova trees (squared error); "
@@ -209,11 +195,20 @@ def fit_rpart_regressor(model, X, y, weights, schema, has_names: bool):
                           np.ascontiguousarray(weights, dtype=np.float64),
                           categorical=schema.categorical_mask, n_levels=schema.n_categories,
                           control=rpart_control(model, n_used, "gini"), folds=folds)
+    return _attach_pruned(model, fit, schema, has_names, prune_rpart_anova)
+
+
+def _attach_pruned(model, fit, schema, has_names, prune):
+    """The fit (pruned at the cp-table row ``model.prune`` picks, by ``prune``) as the
+    model's fitted attributes, with ``chosen_cp_`` and ``unpruned_nsplit_`` when pruned."""
+    from ..pruning.cp_table import choose_row
+    from .rpart_flat import attach_rpart_fit
+
     chosen = None
     if model.prune is not None:
         row = choose_row(fit.cp_table, model.prune)
         chosen, unpruned = float(fit.cp_table["CP"].iloc[row]), fit.cp_table["nsplit"].iloc[-1]
-        fit = prune_rpart_anova(fit, chosen)
+        fit = prune(fit, chosen)
     attach_rpart_fit(model, fit, schema, has_feature_names=has_names)
     for name in ("chosen_cp_", "unpruned_nsplit_"):  # left from an earlier fit
         model.__dict__.pop(name, None)
