@@ -97,6 +97,7 @@ def fit_rpart_anova(X, y, weights=None, *, categorical, n_levels, control=None,
         raise ValueError("the rows used fall in fewer than two cross-validation folds")
     state = [0.0]  # rpart's running maximum improve, shared by the fit and its folds
     grower = _grower(Xu, yu, wu, control, is_cat, levels, np.arange(len(yu)), 0.0, state)
+    grower.order0 = grower.order.copy()  # the sorted orders, before growth partitions them
     R0 = grower._summary(1, 0, len(yu)).dev
     alpha = grower.alpha = control.cp * R0
     root = grower.grow()
@@ -110,7 +111,7 @@ def fit_rpart_anova(X, y, weights=None, *, categorical, n_levels, control=None,
             xerror, xstd = np.zeros(len(cps)), np.zeros(len(cps))
         else:
             pred = _cross_validate(Xu, yu, wu, control, is_cat, levels, folds_u, cps, alpha,
-                                   state)
+                                   state, grower.order0)
             e = (yu[:, None] - pred) ** 2
             sw = (wu[:, None] * e).sum(axis=0)
             sw2 = (wu[:, None] * e * e).sum(axis=0)
@@ -128,12 +129,40 @@ def fit_rpart_anova(X, y, weights=None, *, categorical, n_levels, control=None,
                     method="anova")
 
 
+class _FoldGrower(AnovaGrower):
+    """A cross-validation fold's grower: the same tree, without searching surrogates where
+    no row (grown or held out) can miss the primary split (as ``_kernels/rpart_fold``)."""
+
+    def _surrogates(self, node, start, nn, w_l, w_r):
+        f = node.primary.feature
+        sides = node.primary.sides
+        if not self.col_nan[f] and (sides is None
+                                    or not (self.level_seen[f][:len(sides)]
+                                            & (sides == 0)).any()):
+            return []
+        return super()._surrogates(node, start, nn, w_l, w_r)
+
+
 def _grower(X, y, w, control, is_cat, levels, rows, alpha, state):
     order = sorted_orders(X, rows, is_cat)
     return AnovaGrower(X, y, w, _AnovaCosts(), control, is_cat, levels, order, alpha, state)
 
 
-def _cross_validate(X, y, w, control, is_cat, levels, folds, cps, alpha, state):
+def _fold_grower(X, y, w, control, is_cat, levels, full_order, train, alpha, state):
+    """A grower on the rows with ``train``, their sorted orders cut from the full data's."""
+    keep = train[full_order]
+    order = full_order[keep].reshape(full_order.shape[0], -1)
+    grower = _FoldGrower(X, y, w, _AnovaCosts(), control, is_cat, levels, order, alpha, state)
+    grower.col_nan = np.isnan(X).any(axis=0)
+    lmax = max(1, int(levels.max()) if len(levels) else 1)
+    grower.level_seen = np.zeros((X.shape[1], lmax), dtype=np.bool_)
+    for j in np.flatnonzero(is_cat):
+        codes = X[:, j][~np.isnan(X[:, j])].astype(np.int64)
+        grower.level_seen[j, np.unique(codes)] = True
+    return grower
+
+
+def _cross_validate(X, y, w, control, is_cat, levels, folds, cps, alpha, state, full_order):
     """Held-out prediction (the mean of the node reached) of every row at every cp-table
     threshold: each fold's tree is grown on the other folds with the threshold scaled by
     their weight share, and walked as the classification folds are."""
@@ -144,8 +173,8 @@ def _cross_validate(X, y, w, control, is_cat, levels, folds, cps, alpha, state):
     for g in np.unique(folds):
         held = folds == g
         scale = float(w[~held].sum()) / total
-        grower = _grower(X, y, w, control, is_cat, levels, np.flatnonzero(~held),
-                         alpha * scale, state)
+        grower = _fold_grower(X, y, w, control, is_cat, levels, full_order, ~held,
+                              alpha * scale, state)
         root = grower.grow()
         cap_complexities(root, -np.inf)
         arrays, means = _walk_arrays(root, grower, lmax, control.use_surrogates)
