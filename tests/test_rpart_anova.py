@@ -272,3 +272,22 @@ def test_cli_trains_shows_and_prints_cp(tmp_path):
     assert bad.returncode == 2
     assert bad.stderr == "quercus: error: --loss is for class targets; a regression tree " \
                          "has none\n"
+
+
+def _sklearn_checks():
+    from sklearn.utils.estimator_checks import parametrize_with_checks
+
+    # rpart's minsplit and minbucket count rows, not weight (as R does): a row of weight 2
+    # is not two rows, so the weight-equivalence checks cannot hold
+    reason = "rpart's minsplit/minbucket count rows, not case weight"
+    return parametrize_with_checks(
+        [DecisionTreeRegressor(algorithm="rpart")],
+        expected_failed_checks=lambda _: {
+            "check_sample_weight_equivalence_on_dense_data": reason,
+            "check_sample_weight_equivalence_on_sparse_data": reason},
+        xfail_strict=True)
+
+
+@_sklearn_checks()
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)

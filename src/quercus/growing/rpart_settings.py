@@ -178,6 +178,9 @@ def fit_rpart_regressor(model, X, y, weights, schema, has_names: bool):
     if X.shape[1]:
         used &= ~np.isnan(X).all(axis=1)
     n_used = int(np.count_nonzero(used))
+    if n_used == 1 and not (isinstance(model.xval, Integral) and model.xval == 0):
+        raise ValueError("cross-validation (xval) needs at least 2 rows with a known target; "
+                         "got n_samples = 1 (set xval=0 to fit one row)")
     if isinstance(model.xval, Integral) and not isinstance(model.xval, bool):
         drawn = resolve_folds(model.xval, n_used, model.random_state)
         folds = None
