@@ -291,3 +291,20 @@ def _sklearn_checks():
 @_sklearn_checks()
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize(("name", "fit"), [("airquality", "default"), ("labor", "sur1"),
+                                           ("penguins", "sur0")])
+def test_pmml_scores_every_row_as_rpart(name, fit):
+    """The PMML (surrogate predicates; usesurrogate 0 stops at an internal node), scored by
+    test_pmml's spec-following scorer, gives R's prediction of every row."""
+    from test_pmml import _xsd, frame_rows, score
+
+    from quercus.export.pmml import to_pmml
+
+    model, data = _model(name, fit), _data(name)
+    document = to_pmml(model)
+    _xsd().validate(document)
+    assert 'booleanOperator="surrogate"' in document
+    got = [float(score(document, row)[0]) for row in frame_rows(data.frame)]
+    _close(got, _ref(name, fit)["raw"]["predictions"]["predict_newdata"])
