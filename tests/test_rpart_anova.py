@@ -262,6 +262,7 @@ def test_cli_trains_shows_and_prints_cp(tmp_path):
                       "0", "--prune", "1se", "--min-samples-split", "10", "--out", "p.json",
                       cwd=tmp_path)
     assert pruned.returncode == 0, pruned.stderr
+    assert "Pruned by 10-fold cross-validation (1-SE rule): cp " in pruned.stdout
     same = DecisionTreeRegressor(algorithm="rpart", cp=0.0, prune="1se",
                                  min_samples_split=10).fit(data.frame, data.y)
     loaded = load_model(tmp_path / "p.json")
@@ -308,3 +309,15 @@ def test_pmml_scores_every_row_as_rpart(name, fit):
     assert 'booleanOperator="surrogate"' in document
     got = [float(score(document, row)[0]) for row in frame_rows(data.frame)]
     _close(got, _ref(name, fit)["raw"]["predictions"]["predict_newdata"])
+
+
+@pytest.mark.parametrize(("name", "fit"), [("airquality", "cp0"), ("credit-g", "cp0")])
+def test_prune_min_is_the_row_of_least_xerror(name, fit):
+    """prune="min" keeps the subtree of R's cp-table row with the least xerror."""
+    data, ref = _data(name), _ref(name, fit)
+    model = DecisionTreeRegressor(**estimator_params(ref), xval=data.folds,
+                                  prune="min").fit(data.frame, data.y)
+    row = ref["raw"]["one_se"]["min_row"] - 1
+    assert int(model.cp_table_["nsplit"].iloc[-1]) == ref["raw"]["cptable"]["nsplit"][row]
+    assert model.get_n_leaves() == ref["raw"]["cptable"]["nsplit"][row] + 1
+    _close(model.chosen_cp_, ref["raw"]["cptable"]["CP"][row])

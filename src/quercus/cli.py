@@ -295,6 +295,10 @@ def _train_regressor(args: argparse.Namespace, model, data, reason: str) -> int:
           f"({model.algorithm}, {method})")
     print(f"Depth: {model.get_depth()}, leaves: {model.get_n_leaves()}")
     print(f"Training RMSE: {rmse:.4f}, MAE: {mae:.4f}, R2: {r2:.4f}")
+    if hasattr(model, "chosen_cp_"):  # rpart with --prune
+        from .pruning.cv_prune import pruning_note
+
+        print(pruning_note(model))
     print(f"Fit time: {seconds:.3f} s")
     print(f"Model written to {args.out}")
     return 0
