@@ -4,7 +4,8 @@
 order of ``NAME.levels.csv``, as the arrays ``fit_rpart_anova`` takes and as a DataFrame
 (categorical columns in declared order) for the estimator; ``load_fit(name, fit)`` reads
 ``out/NAME/FIT.json.gz`` with features as 0-based column indices and categorical sides as
-LEFT/RIGHT/ABSENT per declared level. Made by ``tools/make_rpart_anova_fixtures.R``.
+LEFT/RIGHT/ABSENT per declared level (``rpart_fixtures.split_records``). Made by
+``tools/make_rpart_anova_fixtures.R``.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from rpart_fixtures import split_records
 
 ROOT = Path(__file__).parent / "data" / "rpart_anova"
-LEFT, RIGHT, ABSENT = -1, 1, 0
 
 
 @dataclass
@@ -85,21 +86,7 @@ def load_fit(name: str, fit: str, data: AnovaData) -> dict:
     feat = {c: j for j, c in enumerate(data.features)}
     frame = dict(raw["frame"])
     frame["feature"] = [-1 if v == "<leaf>" else feat[v] for v in frame["var"]]
-    splits = []
-    for s in raw["splits"]:
-        rec = {"node": s["node"], "role": s["role"], "feature": feat[s["var"]],
-               "count": s["count"], "improve": s["improve"], "adj": s["adj"]}
-        if "cut" in s:
-            rec["cut"], rec["left"] = s["cut"], s["left"]
-        else:
-            lv = data.levels[s["var"]]
-            sides = np.zeros(len(lv), dtype=np.int8)
-            for key, code in (("left_levels", LEFT), ("right_levels", RIGHT),
-                              ("absent_levels", ABSENT)):
-                for level in s[key]:
-                    sides[lv.index(level)] = code
-            rec["sides"] = sides
-        splits.append(rec)
+    splits = split_records(raw["splits"], feat, data.levels)
     importance = np.zeros(len(data.features))
     for v in raw["variable_importance"]:
         importance[feat[v["var"]]] = v["importance"]
