@@ -97,22 +97,7 @@ def load_fit(name: str, fit: str, data: RpartData | None = None) -> dict:
         "nsurrogate": fr["nsurrogate"], "class_counts": fr["class_counts"],
         "class_probs": fr["class_probs"], "node_prob": fr["node_prob"],
     }
-    splits = []
-    for s in raw["splits"]:
-        j = feat[s["var"]]
-        rec = {"node": s["node"], "role": s["role"], "feature": j, "count": s["count"],
-               "improve": s["improve"], "adj": s["adj"]}
-        if "cut" in s:
-            rec["cut"], rec["left"] = s["cut"], s["left"]
-        else:
-            lv = data.levels[s["var"]]
-            sides = np.zeros(len(lv), dtype=np.int8)
-            for name_, code in (("left_levels", LEFT), ("right_levels", RIGHT),
-                                ("absent_levels", ABSENT)):
-                for level in s[name_]:
-                    sides[lv.index(level)] = code
-            rec["sides"] = sides
-        splits.append(rec)
+    splits = split_records(raw["splits"], feat, data.levels)
     importance = np.zeros(len(data.features))
     for v in raw["variable_importance"]:
         importance[feat[v["var"]]] = v["importance"]
@@ -135,6 +120,27 @@ def load_fit(name: str, fit: str, data: RpartData | None = None) -> dict:
         "cptable": raw["cptable"], "one_se": raw.get("one_se"), "xpred": raw.get("xpred"),
         "control": raw["control"], "parms": raw["parms"],
     }
+
+
+def split_records(raw_splits: list, feat: dict, levels: dict) -> list[dict]:
+    """rpart's split rows with features as column indices (``feat``: name -> index) and
+    categorical sides as LEFT/RIGHT/ABSENT per declared level (``levels``: name -> list)."""
+    splits = []
+    for s in raw_splits:
+        rec = {"node": s["node"], "role": s["role"], "feature": feat[s["var"]],
+               "count": s["count"], "improve": s["improve"], "adj": s["adj"]}
+        if "cut" in s:
+            rec["cut"], rec["left"] = s["cut"], s["left"]
+        else:
+            lv = levels[s["var"]]
+            sides = np.zeros(len(lv), dtype=np.int8)
+            for key, code in (("left_levels", LEFT), ("right_levels", RIGHT),
+                              ("absent_levels", ABSENT)):
+                for level in s[key]:
+                    sides[lv.index(level)] = code
+            rec["sides"] = sides
+        splits.append(rec)
+    return splits
 
 
 def fit_settings(ref: dict, n_classes: int) -> dict:

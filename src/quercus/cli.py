@@ -290,10 +290,15 @@ def _train_regressor(args: argparse.Namespace, model, data, reason: str) -> int:
     save_model(model, args.out)
     rmse, mae, r2 = R.errors(y, model.predict(data.X))
     print(f"Regression tree: {reason} (--task classification to force classes)")
+    method = "anova" if model.algorithm == "rpart" else model.criterion
     print(f"Trained on {len(y)} rows, {model.n_features_in_} features "
-          f"(cart, {model.criterion})")
+          f"({model.algorithm}, {method})")
     print(f"Depth: {model.get_depth()}, leaves: {model.get_n_leaves()}")
     print(f"Training RMSE: {rmse:.4f}, MAE: {mae:.4f}, R2: {r2:.4f}")
+    if hasattr(model, "chosen_cp_"):  # rpart with --prune
+        from .pruning.cv_prune import pruning_note
+
+        print(pruning_note(model))
     print(f"Fit time: {seconds:.3f} s")
     print(f"Model written to {args.out}")
     return 0

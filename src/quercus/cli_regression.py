@@ -56,10 +56,13 @@ def regression_reason(args: argparse.Namespace, y) -> str | None:
 
 
 def regressor(args: argparse.Namespace) -> DecisionTreeRegressor:
-    """The regressor the learner options describe (CART's options only)."""
-    if args.algorithm != "cart":
-        raise QuercusError(f"regression trees are CART trees; --algorithm {args.algorithm} "
-                           "is for classification (use --task classification for classes)")
+    """The regressor the learner options describe (CART's options, or rpart's)."""
+    if args.algorithm not in ("cart", "rpart"):
+        raise QuercusError(f"regression trees are CART or rpart trees; --algorithm "
+                           f"{args.algorithm} is for classification (use --task "
+                           "classification for classes)")
+    if args.algorithm == "rpart":
+        return _rpart_regressor(args)
     if args.splitter != "exact":
         raise QuercusError("regression trees have the exact splitter only (no --splitter "
                            f"{args.splitter} yet)")
@@ -68,6 +71,24 @@ def regressor(args: argparse.Namespace) -> DecisionTreeRegressor:
         min_samples_split=2 if args.min_samples_split is None else args.min_samples_split,
         min_samples_leaf=1 if args.min_samples_leaf is None else args.min_samples_leaf,
         max_leaf_nodes=args.max_leaf_nodes, ccp_alpha=args.ccp_alpha)
+
+
+def _rpart_regressor(args: argparse.Namespace) -> DecisionTreeRegressor:
+    """R's rpart(method = "anova") with the rpart options (minsplit, minbucket, cp...)."""
+    for option, value in (("--priors", args.priors), ("--loss", args.loss)):
+        if value is not None:
+            raise QuercusError(f"{option} is for class targets; a regression tree has none")
+    if args.criterion not in (None, "squared_error"):
+        raise QuercusError(f"rpart's regression trees split by squared error (method "
+                           f"\"anova\"); --criterion {args.criterion} is not one of them")
+    if args.prune not in (None, "min", "1se"):
+        raise QuercusError(f"--prune for rpart is min or 1se; got {args.prune!r}")
+    return DecisionTreeRegressor(
+        algorithm="rpart", max_depth=args.max_depth, min_samples_split=args.min_samples_split,
+        min_samples_leaf=args.min_samples_leaf, cp=args.cp,
+        max_competitors=args.max_competitors, max_surrogates=args.max_surrogates,
+        use_surrogates=args.use_surrogates, surrogate_style=args.surrogate_style,
+        xval=args.xval, prune=args.prune, random_state=args.seed_folds)
 
 
 def errors(truth: np.ndarray, predicted: np.ndarray) -> tuple[float, float, float]:

@@ -34,8 +34,10 @@ class DecisionTreeRegressor:
     splitter : {"best", "exact"}, default="best"
         Every cut between distinct values is tried.
     max_depth : int or None, default=None
-    min_samples_split : int or float, default=2
-    min_samples_leaf : int or float, default=1
+    min_samples_split : int, float or None, default=None
+        None: 2 (rpart: 20).
+    min_samples_leaf : int, float or None, default=None
+        None: 1 (rpart: round(min_samples_split / 3)).
     min_weight_fraction_leaf : float, default=0.0
     min_impurity_decrease : float, default=0.0
         A node splits only if its weighted squared error decreases by at least this much
@@ -48,6 +50,18 @@ class DecisionTreeRegressor:
         Which features are categorical ("auto": string, category and bool columns). A
         categorical feature is split by the best subset of its categories, found among
         the prefixes of the categories ordered by mean target (exact for squared error).
+    algorithm : {"cart", "rpart"}, default="cart"
+        "rpart": R's ``rpart(method = "anova")`` tree, node for node (docs/rpart.md,
+        "Regression trees"), with its surrogate splits and cp table; ``min_samples_split``
+        and ``min_samples_leaf`` are then rpart's minsplit and minbucket (defaults 20 and
+        round(minsplit / 3)), ``max_depth`` its maxdepth (at most 30).
+    cp, max_competitors, max_surrogates, use_surrogates, surrogate_style, xval, prune, \
+random_state
+        rpart only, as for ``DecisionTreeClassifier(algorithm="rpart")``: rpart.control's
+        cp (0.01), maxcompete (4), maxsurrogate (5), usesurrogate (2), surrogatestyle (0),
+        xval (10 folds drawn with ``random_state``, 0 for none, or a fold id 1..K per row),
+        and ``prune`` None, "min" or "1se" (the cp-table row of least xerror, or the 1-SE
+        rule).
 
     Rows with a missing target (NaN) and rows of ``sample_weight`` 0 are left out. A missing
     feature value follows the side learned at each split, as in scikit-learn.
@@ -57,6 +71,9 @@ class DecisionTreeRegressor:
     tree_ : quercus.tree.Tree
         The flat tree; ``value[:, 0]`` holds each node's weighted mean target and
         ``impurity`` its weighted variance.
+    cp_table_, variable_importance_, rpart_fit_
+        rpart only: the cp table (``CP, nsplit, rel_error, xerror, xstd``), rpart's
+        unscaled variable importance and the fit's records.
     schema_, n_features_in_, feature_names_in_, n_outputs_, max_features_,
     feature_importances_
     """
@@ -64,9 +81,11 @@ class DecisionTreeRegressor:
     _estimator_type = "regressor"
 
     def __init__(self, criterion="squared_error", splitter="best", max_depth=None,
-                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 min_samples_split=None, min_samples_leaf=None, min_weight_fraction_leaf=0.0,
                  min_impurity_decrease=0.0, max_leaf_nodes=None, ccp_alpha=0.0,
-                 categorical_features="auto"):
+                 categorical_features="auto", algorithm="cart", cp=0.01, max_competitors=4,
+                 max_surrogates=5, use_surrogates=2, surrogate_style=0, xval=10, prune=None,
+                 random_state=1):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -77,6 +96,15 @@ class DecisionTreeRegressor:
         self.max_leaf_nodes = max_leaf_nodes
         self.ccp_alpha = ccp_alpha
         self.categorical_features = categorical_features
+        self.algorithm = algorithm
+        self.cp = cp
+        self.max_competitors = max_competitors
+        self.max_surrogates = max_surrogates
+        self.use_surrogates = use_surrogates
+        self.surrogate_style = surrogate_style
+        self.xval = xval
+        self.prune = prune
+        self.random_state = random_state
 
     # the scikit-learn protocol and the tree accessors are the classifier's
     _param_names = classmethod(_Classifier._param_names.__func__)
@@ -103,6 +131,7 @@ class DecisionTreeRegressor:
         """Grow a tree from rows X (data frame, array or list of rows) and numeric targets y."""
         P.check_choice("criterion", self.criterion, list(REGRESSION_CRITERIA))
         P.check_choice("splitter", self.splitter, ["best", "exact"])
+        P.check_choice("algorithm", self.algorithm, ["cart", "rpart"])
         X = V.check_features(X, fitting=True)
         target = _targets(y)
         schema = infer_schema(X, categorical_features=self.categorical_features,
@@ -112,14 +141,21 @@ class DecisionTreeRegressor:
             raise DataError(f"X has {X_encoded.shape[0]} rows but y has {target.shape[0]}")
         weights = P.resolve_sample_weight(sample_weight, X_encoded.shape[0])
         V.check_sample_weight(weights)
+        if self.algorithm == "rpart":  # R's rpart(method = "anova")
+            from .growing.rpart_settings import fit_rpart_regressor
+
+            return fit_rpart_regressor(self, X_encoded, target, weights, schema,
+                                       hasattr(X, "columns"))
         keep = ~np.isnan(target) & (weights > 0)
         n_rows = int(np.count_nonzero(keep))
         if n_rows == 0:
             raise DataError("no training rows with a known target")
-        min_samples_leaf = P.resolve_count("min_samples_leaf", self.min_samples_leaf, n_rows,
-                                           minimum=1)
-        min_samples_split = P.resolve_count("min_samples_split", self.min_samples_split,
-                                            n_rows, minimum=2)
+        min_samples_leaf = P.resolve_count(
+            "min_samples_leaf", 1 if self.min_samples_leaf is None else self.min_samples_leaf,
+            n_rows, minimum=1)
+        min_samples_split = P.resolve_count(
+            "min_samples_split", 2 if self.min_samples_split is None else self.min_samples_split,
+            n_rows, minimum=2)
         fraction = P.check_non_negative("min_weight_fraction_leaf",
                                         self.min_weight_fraction_leaf, upper=0.5)
         total = weights[keep].sum() if sample_weight is not None else n_rows
@@ -180,6 +216,13 @@ class DecisionTreeRegressor:
         from .explain import explain
 
         return explain(self, X)
+
+    def pruned(self, cp: float) -> DecisionTreeRegressor:
+        """A copy of this rpart model pruned at complexity ``cp`` (rpart's ``prune(fit,
+        cp)``); the model itself is unchanged."""
+        from .growing.rpart_settings import pruned_regressor
+
+        return pruned_regressor(self, cp)
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None) -> PruningPath:
         """Effective alphas and total leaf impurities of minimal cost-complexity pruning."""

@@ -84,6 +84,7 @@ class RpartFit:
     loss: np.ndarray  # K x K, rows = true class, columns = predicted
     control: object = None
     dropped: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    method: str = "class"  # or "anova": a regression tree (yval = node mean, dev = SS)
 
     @property
     def n_nodes(self) -> int:

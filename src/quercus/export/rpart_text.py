@@ -1,5 +1,5 @@
 """An rpart model printed as R prints it: ``print.rpart`` (``quercus show --format rpart``)
-and ``printcp`` (``quercus cp``).
+and ``printcp`` (``quercus cp``), for classification and regression ("anova") trees.
 
 Both read the fitted model only (the flat tree with its ``rpart`` arrays, ``cp_table_``), so
 they work on a model loaded from a file as on a fresh fit. Layouts and number formats follow
@@ -104,19 +104,33 @@ def print_rpart(model) -> str:
     numbers = rpart_node_numbers(tree)
     width = len(str(int(numbers.max())))
     # signif(dev, 7) first, then R's common format
-    losses = format_column([float(f"{v:.{DIGITS}g}") for v in tree.rpart.node_risk], DIGITS)
-    probs = _probabilities(tree.node_probabilities())
-    classes = tree.node_classes()
-    lines = [_n_line(model, int(tree.n_node_samples[0])), "",
-             "node), split, n, loss, yval, (yprob)", "      * denotes terminal node", ""]
+    losses = _signif_column(tree.rpart.node_risk)
+    if _is_regression(model):  # method "anova": deviance and mean
+        header = "node), split, n, deviance, yval"
+        yvals = _signif_column(tree.value[:, 0])
+    else:
+        header = "node), split, n, loss, yval, (yprob)"
+        probs = _probabilities(tree.node_probabilities())
+        classes = tree.node_classes()
+        yvals = [f"{model.classes_[classes[i]]} ({probs[i]})" for i in range(tree.n_nodes)]
+    lines = [_n_line(model, int(tree.n_node_samples[0])), "", header,
+             "      * denotes terminal node", ""]
     for node, depth, parent, branch in _rpart_order(tree):
         label = "root" if parent < 0 else split_labels(model, parent)[branch]
         leaf = tree.kind[node] == LEAF
         lines.append(f"{' ' * (2 * depth)}{str(int(numbers[node])).rjust(width)}) {label} "
-                     f"{int(tree.n_node_samples[node])} {losses[node]} "
-                     f"{model.classes_[classes[node]]} ({probs[node]})"
+                     f"{int(tree.n_node_samples[node])} {losses[node]} {yvals[node]}"
                      + (" *" if leaf else "  "))
     return "\n".join(lines)
+
+
+def _signif_column(values) -> list[str]:
+    """signif(values, 7) first, then R's common format (print.rpart's number columns)."""
+    return format_column([float(f"{v:.{DIGITS}g}") for v in values], DIGITS)
+
+
+def _is_regression(model) -> bool:
+    return getattr(model, "_estimator_type", None) == "regressor"
 
 
 def call_line(model) -> str:
@@ -151,7 +165,8 @@ def print_cp(model, call: str | None = None) -> str:
         root = float(getattr(model, "root_risk_", tree.value[0].sum() - tree.value[0].max()))
     error = (f"Root node error: {format_column([root])[0].strip()}/{n} = "
              f"{format_column([root / n])[0].strip()}")
-    lines = ["", "Classification tree:", call or call_line(model), "",
+    title = "Regression tree:" if _is_regression(model) else "Classification tree:"
+    lines = ["", title, call or call_line(model), "",
              "Variables actually used in tree construction:", *print_strings(used), "",
              error, "", _n_line(model, n), ""]
     lines.extend(_cp_matrix(table))

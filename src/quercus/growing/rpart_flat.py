@@ -51,7 +51,9 @@ def flat_tree_from_rpart(fit: RpartFit, *, n_levels, use_surrogates: int = 2) ->
     Returns
     -------
     Tree
-        ``node_probabilities`` = rpart's class probabilities, ``node_class`` = yval,
+        ``node_probabilities`` = rpart's class probabilities, ``node_class`` = yval (a
+        regression tree, ``fit.method == "anova"``: ``value`` = node mean, ``impurity`` =
+        dev / wt, no ``node_class``),
         ``n_node_samples`` = n, ``weighted_n_node_samples`` = wt, ``rpart`` the surrogates
         and node risks. A numeric primary is stored with threshold = the float below the
         cut (branch 0: x < cut); ``rpart.left_branch`` names rpart's left child.
@@ -66,7 +68,7 @@ def flat_tree_from_rpart(fit: RpartFit, *, n_levels, use_surrogates: int = 2) ->
         elif record.role == "surrogate":
             surrogates.setdefault(record.node, []).append(record)
     n_levels = np.asarray(n_levels, dtype=np.int64)
-    values = _node_values(fit)
+    values = _node_values(fit) if fit.method != "anova" else None
     order: list[int] = []  # frame rows in the flat tree's pre-order
     nodes: list[dict] = []
     stack = [1]
@@ -118,7 +120,16 @@ def _assemble(fit, order, nodes, flat_id, surrogates, values, n_levels, use_surr
                 _add_surrogate(record, nd["left_branch"], n_levels, s_feature, s_cut,
                                s_below, s_cptr, s_cbranch)
         s_ptr.append(len(s_feature))
-    value = values[rows]
+    if fit.method == "anova":  # a regression tree: node means, variances, no classes
+        value = np.asarray(frame["yval"], dtype=np.float64)[rows][:, None]
+        wt = np.asarray(frame["wt"], dtype=np.float64)[rows]
+        impurity = np.divide(np.asarray(frame["dev"], dtype=np.float64)[rows], wt,
+                             out=np.zeros_like(wt), where=wt > 0)
+        node_class = None
+    else:
+        value = values[rows]
+        impurity = _gini(value)
+        node_class = np.asarray(frame["yval"], dtype=np.int64)[rows]
     tree = Tree(
         kind=kind,
         feature=np.where(kind == LEAF, -1, np.asarray(frame["feature"])[rows]).astype(np.int32),
@@ -130,10 +141,10 @@ def _assemble(fit, order, nodes, flat_id, surrogates, values, n_levels, use_surr
         category_ptr=np.concatenate([[0], np.cumsum([len(m) for m in maps])]).astype(np.int64),
         category_branch=np.concatenate([np.zeros(0, np.int32), *maps]).astype(np.int32),
         value=value,
-        impurity=_gini(value),
+        impurity=impurity,
         n_node_samples=np.asarray(frame["n"], dtype=np.int64)[rows],
         weighted_n_node_samples=np.asarray(frame["wt"], dtype=np.float64)[rows],
-        node_class=np.asarray(frame["yval"], dtype=np.int64)[rows],
+        node_class=node_class,
         rpart=RpartRouting(
             left_branch=np.array([nd["left_branch"] for nd in nodes]),
             node_risk=np.asarray(frame["dev"], dtype=np.float64)[rows],
@@ -178,7 +189,8 @@ def variable_importance(fit: RpartFit, feature_names) -> object:
 
 def attach_rpart_fit(model, fit: RpartFit, schema, *, has_feature_names: bool = True,
                      use_surrogates: int | None = None):
-    """Set a ``DecisionTreeClassifier``'s fitted attributes from an rpart fit.
+    """Set a ``DecisionTreeClassifier``'s (or, for an anova fit, a
+    ``DecisionTreeRegressor``'s) fitted attributes from an rpart fit.
 
     Sets ``tree_`` (``flat_tree_from_rpart``), the schema-derived attributes (``classes_``,
     ``n_classes_``, ``n_features_in_``, ``feature_names_in_``), ``cp_table_`` (the

@@ -272,11 +272,7 @@ class Grower:
         p = self.p
         out = np.zeros((p, 4))
         sides = np.zeros((p, self.lmax), dtype=np.int8)
-        cat = self.cat
-        node_best_splits(self.vals, cat.XC, cat.cols, cat.pos, self.y, self.w, self.costs.a,
-                         self.order, start, nn, self.is_cat, self.n_levels,
-                         self.ctl.min_bucket, self.crit, self.K, out, sides, cat.C, cat.T,
-                         cat.ROWS, cat.COUNT)
+        self._best_splits(node, start, nn, out, sides)
         improves = out[:, 0].tolist()
         state = self.state
         cands = []
@@ -295,6 +291,15 @@ class Grower:
         node.primary, node.competitors = recs[0], recs[1:]
         node.improve = recs[0].improve
         return True
+
+    def _best_splits(self, node, start, nn, out, sides):
+        """Every feature's best split into ``out`` and ``sides`` (the split rule: Gini or
+        information here; ``growing/rpart_anova.AnovaGrower`` the sum of squares)."""
+        cat = self.cat
+        node_best_splits(self.vals, cat.XC, cat.cols, cat.pos, self.y, self.w, self.costs.a,
+                         self.order, start, nn, self.is_cat, self.n_levels,
+                         self.ctl.min_bucket, self.crit, self.K, out, sides, cat.C, cat.T,
+                         cat.ROWS, cat.COUNT)
 
     def _record(self, number, role, j, o, sides):
         rec = SplitRecord(node=number, role=role, feature=j, count=int(o[3]), improve=o[0])
@@ -461,9 +466,25 @@ def subtree_sizes(root, cps):
 
 def build_records(root, costs, n_features, R0):
     """frame, splits and importance of a grown tree."""
+    totals = costs.class_totals
+
+    def class_columns(node):
+        raw = node.counts * costs.priors / np.maximum(1.0, totals)
+        s = raw.sum()
+        return ([float(v) for v in node.counts],
+                [float(v) for v in (raw / s if s > 0 else raw)],
+                float((node.counts * costs.q).sum() / costs.total_weight))
+
+    frame, splits = tree_records(root, R0, class_columns)
+    return frame, splits, importance_of(splits, n_features)
+
+
+def tree_records(root, scale, node_columns):
+    """The frame (``FRAME_COLUMNS``, nodes in pre-order, complexity / ``scale``) and split
+    table of a grown tree; ``node_columns(node)`` gives a node's class_counts, class_probs
+    and node_prob."""
     frame = {name: [] for name in FRAME_COLUMNS}
     splits = []
-    totals = costs.class_totals
     for node in preorder(root):
         internal = node.left is not None
         frame["node"].append(node.number)
@@ -472,19 +493,18 @@ def build_records(root, costs, n_features, R0):
         frame["wt"].append(node.wt)
         frame["dev"].append(node.dev)
         frame["yval"].append(node.yval)
-        frame["complexity"].append(node.c / R0)
+        frame["complexity"].append(node.c / scale)
         frame["ncompete"].append(len(node.competitors) if internal else 0)
         frame["nsurrogate"].append(len(node.surrogates) if internal else 0)
-        frame["class_counts"].append([float(v) for v in node.counts])
-        raw = node.counts * costs.priors / np.maximum(1.0, totals)
-        s = raw.sum()
-        frame["class_probs"].append([float(v) for v in (raw / s if s > 0 else raw)])
-        frame["node_prob"].append(float((node.counts * costs.q).sum() / costs.total_weight))
+        counts, probs, prob = node_columns(node)
+        frame["class_counts"].append(counts)
+        frame["class_probs"].append(probs)
+        frame["node_prob"].append(prob)
         if internal:
             splits.append(node.primary)
             splits.extend(node.competitors)
             splits.extend(node.surrogates)
-    return frame, splits, importance_of(splits, n_features)
+    return frame, splits
 
 
 def importance_of(splits, n_features):

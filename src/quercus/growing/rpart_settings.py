@@ -1,6 +1,7 @@
-"""From the estimator's parameters to what the rpart learner takes: its control values, the
-cross-validation folds, the priors and the loss matrix (names as in the issue; rpart's
-defaults: minsplit 20, minbucket round(minsplit / 3), cp 0.01, maxdepth 30)."""
+"""From the estimator's parameters to what the rpart learner takes (the classifier's, and the
+regressor's for the anova method): its control values, the cross-validation folds, the
+priors and the loss matrix (names as in the issue; rpart's defaults: minsplit 20, minbucket
+round(minsplit / 3), cp 0.01, maxdepth 30)."""
 
 from __future__ import annotations
 
@@ -131,9 +132,7 @@ def fit_rpart_model(model, X, y, weights, schema, has_names: bool, criterion: st
     with every feature missing itself); ``xval`` fold ids, when given, are those of all
     input rows. With ``prune``, the tree is pruned at the cp-table row the rule picks.
     """
-    from ..pruning.cp_table import choose_row
     from .rpart import fit_rpart, prune_rpart
-    from .rpart_flat import attach_rpart_fit
 
     if model.prune not in PRUNE_RULES:
         raise ValueError(f"prune must be None, 'min' or '1se' for algorithm='rpart'; got "
@@ -157,14 +156,84 @@ def fit_rpart_model(model, X, y, weights, schema, has_names: bool, criterion: st
                     priors=resolve_priors(model.priors, n_classes),
                     loss=resolve_loss(model.loss, n_classes), folds=folds,
                     n_classes=n_classes)
+    return _attach_pruned(model, fit, schema, has_names, prune_rpart)
+
+
+def fit_rpart_regressor(model, X, y, weights, schema, has_names: bool):
+    """Fit ``model`` (a DecisionTreeRegressor with ``algorithm="rpart"``: rpart's anova
+    method) on encoded rows; ``y`` is the float target, NaN where missing.
+
+    Rows with a missing target or every feature missing are left out (na.rpart); an int
+    ``xval`` draws the folds over the rows used, fold ids given are those of all input rows.
+    """
+    from .rpart_anova import fit_rpart_anova, prune_rpart_anova
+
+    if model.criterion not in ("squared_error", "friedman_mse"):
+        raise ValueError(f"algorithm='rpart' grows rpart's anova trees (squared error); "
+                         f"criterion {model.criterion!r} is for CART")
+    if model.prune not in PRUNE_RULES:
+        raise ValueError(f"prune must be None, 'min' or '1se' for algorithm='rpart'; got "
+                         f"{model.prune!r}")
+    used = ~np.isnan(y)
+    if X.shape[1]:
+        used &= ~np.isnan(X).all(axis=1)
+    n_used = int(np.count_nonzero(used))
+    if n_used == 1 and not (isinstance(model.xval, Integral) and model.xval == 0):
+        raise ValueError("cross-validation (xval) needs at least 2 rows with a known target; "
+                         "got n_samples = 1 (set xval=0 to fit one row)")
+    if isinstance(model.xval, Integral) and not isinstance(model.xval, bool):
+        drawn = resolve_folds(model.xval, n_used, model.random_state)
+        folds = None
+        if drawn is not None:
+            folds = np.ones(len(y), dtype=np.int64)
+            folds[used] = drawn
+    else:
+        folds = resolve_folds(model.xval, len(y), model.random_state)
+        if len(np.unique(folds[used])) < 2:
+            raise ValueError("xval fold ids: the rows used (known target) fall in fewer than "
+                             "two folds")
+    if model.prune is not None and folds is None:
+        raise ValueError(f"prune={model.prune!r} needs cross-validation; set xval >= 2")
+    fit = fit_rpart_anova(np.ascontiguousarray(X, dtype=np.float64), y,
+                          np.ascontiguousarray(weights, dtype=np.float64),
+                          categorical=schema.categorical_mask, n_levels=schema.n_categories,
+                          control=rpart_control(model, n_used, "gini"), folds=folds)
+    return _attach_pruned(model, fit, schema, has_names, prune_rpart_anova)
+
+
+def _attach_pruned(model, fit, schema, has_names, prune):
+    """The fit (pruned at the cp-table row ``model.prune`` picks, by ``prune``) as the
+    model's fitted attributes, with ``chosen_cp_`` and ``unpruned_nsplit_`` when pruned."""
+    from ..pruning.cp_table import choose_row
+    from .rpart_flat import attach_rpart_fit
+
     chosen = None
     if model.prune is not None:
         row = choose_row(fit.cp_table, model.prune)
         chosen, unpruned = float(fit.cp_table["CP"].iloc[row]), fit.cp_table["nsplit"].iloc[-1]
-        fit = prune_rpart(fit, chosen)
+        fit = prune(fit, chosen)
     attach_rpart_fit(model, fit, schema, has_feature_names=has_names)
     for name in ("chosen_cp_", "unpruned_nsplit_"):  # left from an earlier fit
         model.__dict__.pop(name, None)
     if chosen is not None:
         model.chosen_cp_, model.unpruned_nsplit_ = chosen, int(unpruned)
     return model
+
+
+def pruned_regressor(model, cp: float):
+    """A copy of an rpart regression model pruned at complexity ``cp`` (R's
+    ``prune(fit, cp)``); the model itself is unchanged."""
+    from copy import deepcopy
+
+    from .rpart_anova import prune_rpart_anova
+    from .rpart_flat import attach_rpart_fit
+
+    fit = getattr(model, "rpart_fit_", None)
+    if fit is None:
+        model._check_fitted()
+        raise ValueError(f"pruned(cp) needs a model fitted with algorithm='rpart'; this one "
+                         f"is {model.algorithm!r}")
+    cp = P.check_non_negative("cp", cp)
+    return attach_rpart_fit(deepcopy(model), prune_rpart_anova(fit, cp), model.schema_,
+                            has_feature_names=hasattr(model, "feature_names_in_"),
+                            use_surrogates=model.tree_.rpart.use_surrogates)
