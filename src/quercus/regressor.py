@@ -13,24 +13,30 @@ from .errors import DataError
 from .estimator import DecisionTreeClassifier as _Classifier
 from .growing.builders import StoppingRules, grow
 from .pruning.cost_complexity import PruningPath, prune, pruning_path
-from .splitting.regression import REGRESSION_CRITERIA, RegressionSplitter
+from .splitting.regression import REGRESSION_CRITERIA
+from .splitting.regression_losses import splitter_class
 from .tree import Tree
 
 __all__ = ["DecisionTreeRegressor"]
 
 
 class DecisionTreeRegressor:
-    """A CART regression tree (squared error) on numeric and categorical features.
+    """A CART regression tree on numeric and categorical features.
 
-    Each split minimises the weighted squared error of its two children; a leaf predicts
-    the weighted mean target of its training rows. On numeric data the tree is
-    scikit-learn's ``DecisionTreeRegressor`` tree (docs/regression.md).
+    Each split minimises the criterion's loss over its two children; a leaf predicts the
+    weighted mean target of its training rows (the weighted median for absolute error). On
+    numeric data the tree is scikit-learn's ``DecisionTreeRegressor`` tree
+    (docs/regression.md).
 
     Parameters
     ----------
-    criterion : {"squared_error", "friedman_mse"}, default="squared_error"
+    criterion : {"squared_error", "friedman_mse", "absolute_error", "poisson"}, \
+default="squared_error"
         "friedman_mse" is another name of "squared_error", as in scikit-learn 1.9 (which
         deprecates it): Friedman's improvement orders a node's cuts as squared error does.
+        "absolute_error": the weighted absolute deviation from each side's median;
+        "poisson": the half Poisson deviance (targets must be non-negative with a
+        positive sum).
     splitter : {"best", "exact"}, default="best"
         Every cut between distinct values is tried.
     max_depth : int or None, default=None
@@ -55,8 +61,9 @@ class DecisionTreeRegressor:
     Attributes
     ----------
     tree_ : quercus.tree.Tree
-        The flat tree; ``value[:, 0]`` holds each node's weighted mean target and
-        ``impurity`` its weighted variance.
+        The flat tree; ``value[:, 0]`` holds each node's prediction (weighted mean, or
+        median) and ``impurity`` scikit-learn's impurity of the criterion (for squared
+        error the weighted variance).
     schema_, n_features_in_, feature_names_in_, n_outputs_, max_features_,
     feature_importances_
     """
@@ -131,11 +138,11 @@ class DecisionTreeRegressor:
             min_impurity_decrease=min_decrease,
             max_leaf_nodes=P.resolve_max_leaf_nodes(self.max_leaf_nodes))
         ccp_alpha = P.check_non_negative("ccp_alpha", self.ccp_alpha)
-        splitter = RegressionSplitter(X_encoded[keep], target[keep], weights[keep],
-                                      categorical_mask=schema.categorical_mask,
-                                      n_categories=schema.n_categories,
-                                      min_samples_leaf=rules.min_samples_leaf,
-                                      min_weight_leaf=rules.min_weight_leaf)
+        splitter = splitter_class(self.criterion)(X_encoded[keep], target[keep], weights[keep],
+                                                  categorical_mask=schema.categorical_mask,
+                                                  n_categories=schema.n_categories,
+                                                  min_samples_leaf=rules.min_samples_leaf,
+                                                  min_weight_leaf=rules.min_weight_leaf)
         self.tree_ = prune(grow(splitter, rules, 1), ccp_alpha)
         self._set_fitted(schema, hasattr(X, "columns"))
         return self
@@ -152,7 +159,7 @@ class DecisionTreeRegressor:
             del self.feature_names_in_
 
     def predict(self, X) -> np.ndarray:
-        """The mean training target of each row's leaf."""
+        """The prediction of each row's leaf (its training rows' mean, or median)."""
         tree: Tree = self._check_fitted()
         return tree.value[tree.apply(self._encode(X)), 0]
 
