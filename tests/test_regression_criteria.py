@@ -490,3 +490,15 @@ def test_exports_name_the_median_and_the_spread():
     leaf_rows = y[median.apply(X) == explanation.leaf]
     assert explanation.path.to_dict(())["mad"] == pytest.approx(
         np.mean(np.abs(leaf_rows - _median(leaf_rows, np.ones_like(leaf_rows)))))
+
+
+def _sklearn_checks():
+    from sklearn.utils.estimator_checks import parametrize_with_checks
+
+    # poisson refuses the negative targets the checks use, as scikit-learn's tree does
+    return parametrize_with_checks([DecisionTreeRegressor(criterion="absolute_error")])
+
+
+@_sklearn_checks()
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
