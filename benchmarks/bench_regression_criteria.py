@@ -36,9 +36,10 @@ def main() -> None:
     for criterion in ("absolute_error", "poisson"):
         DecisionTreeRegressor(criterion=criterion, max_depth=2).fit(X[:500], y[:500])  # compile
         for name, make in (
-                ("quercus", lambda: DecisionTreeRegressor(criterion=criterion, max_depth=10)),
-                ("sklearn", lambda: SkRegressor(criterion=criterion, max_depth=10,
-                                                random_state=0))):
+                ("quercus", lambda c=criterion: DecisionTreeRegressor(criterion=c,
+                                                                      max_depth=10)),
+                ("sklearn", lambda c=criterion: SkRegressor(criterion=c, max_depth=10,
+                                                            random_state=0))):
             seconds, model = _best_fit(make, X, y)
             print(f"{criterion:<15} {name:<8} {seconds:>7.2f} {model.get_n_leaves():>7} "
                   f"{model.score(X, y):>7.4f}")
