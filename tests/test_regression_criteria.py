@@ -182,6 +182,20 @@ def test_same_tree_with_sample_weight(criterion, data):
             np.testing.assert_allclose(ours.predict(X), sk.predict(X), rtol=1e-9)
 
 
+@pytest.mark.parametrize("data", ["diabetes", "friedman", "counts-missing"])
+@pytest.mark.parametrize("criterion", ["absolute_error", "poisson"])
+def test_same_tree_with_fractional_weights(criterion, data):
+    X, y = DATA[data]()
+    w = np.random.RandomState(3).uniform(0.2, 3.0, size=y.shape[0])
+    for params in ({"max_depth": 5}, {"min_weight_fraction_leaf": 0.01}):
+        ours = DecisionTreeRegressor(criterion=criterion, **params).fit(X, y, sample_weight=w)
+        sk = SkRegressor(criterion=criterion, random_state=0, **params).fit(X, y,
+                                                                             sample_weight=w)
+        if compare_trees(ours, sk, X, y, w, loss=LOSS[criterion]) == 0:
+            assert ours.tree_.n_nodes == sk.tree_.node_count
+            np.testing.assert_allclose(ours.predict(X), sk.predict(X), rtol=1e-9)
+
+
 @pytest.mark.parametrize("data", ["diabetes", "counts"])
 @pytest.mark.parametrize("criterion", ["absolute_error", "poisson"])
 def test_pruning_path_is_sklearns(criterion, data):
