@@ -53,7 +53,8 @@ default="squared_error"
     categorical_features : "auto", list of names or indices, or bool mask, default="auto"
         Which features are categorical ("auto": string, category and bool columns). A
         categorical feature is split by the best subset of its categories, found among
-        the prefixes of the categories ordered by mean target (exact for squared error).
+        the prefixes of the categories ordered by mean target (exact for squared error;
+        Poisson and absolute error: docs/regression.md, "Criteria").
 
     Rows with a missing target (NaN) and rows of ``sample_weight`` 0 are left out. A missing
     feature value follows the side learned at each split, as in scikit-learn.

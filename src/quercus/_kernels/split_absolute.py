@@ -17,8 +17,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .split_numeric import FEATURE_THRESHOLD, _midpoint
-from .split_regression import group_branches, missing_if_splittable, node_groups
+from .split_regression import (
+    cut_is_valid,
+    cut_threshold,
+    group_branches,
+    missing_if_splittable,
+    node_groups,
+)
 
 #: A categorical feature whose node holds at most this many groups (categories present,
 #: plus the missing rows) is split by the best of all its subsets; beyond, by the best
@@ -191,30 +196,16 @@ def best_absolute_splits(
                 w_left += seq_w[p]
                 n_left += 1
                 q = p + 1
-                if q < n_known:
-                    if X[seq[q], f] <= X[r, f] + FEATURE_THRESHOLD:
-                        continue
-                elif missing_left or n_missing == 0:
-                    continue  # nothing would go right
-                n_right = n - n_left
-                if n_left < min_samples_leaf or n_right < min_samples_leaf:
-                    continue
-                w_right = w_total - w_left
-                if w_left < min_weight_leaf or w_right < min_weight_leaf:
-                    continue
-                if w_left <= 0.0 or w_right <= 0.0:
+                next_row = seq[q] if q < n_known else r
+                if not cut_is_valid(X, f, r, next_row, q, n_known, n_missing, missing_left,
+                                    n_left, n, w_left, w_total, min_samples_leaf,
+                                    min_weight_leaf):
                     continue
                 proxy = -(left[offset + p] + right[n_tail - p - 2])
                 if proxy > best:
                     best = proxy
-                    if q == n_known:
-                        out_threshold[i] = np.inf
-                    else:
-                        out_threshold[i] = _midpoint(X[r, f], X[seq[q], f])
-                    if n_missing == 0:
-                        out_missing_left[i] = n_left > n_right
-                    else:
-                        out_missing_left[i] = missing_left
+                    out_threshold[i] = cut_threshold(X, f, r, next_row, q, n_known)
+                    out_missing_left[i] = n_left > n - n_left if n_missing == 0 else missing_left
         out_proxy[i] = best
 
 

@@ -57,6 +57,32 @@ def missing_if_splittable(X, order, f, start, end):
 
 
 @njit(cache=True)
+def cut_is_valid(X, f, r, next_row, q, n_known, n_missing, missing_left, n_left, n, w_left,
+                 w_total, min_samples_leaf, min_weight_leaf):
+    """Whether the cut after sorted position ``q - 1`` (row ``r``; ``next_row``: the row
+    at position ``q``, ignored when ``q == n_known``) is a valid split of a sweep: between
+    distinct values (or exactly the missing rows right), both sides within the limits."""
+    if q < n_known:
+        if X[next_row, f] <= X[r, f] + FEATURE_THRESHOLD:
+            return False
+    elif missing_left or n_missing == 0:
+        return False  # nothing would go right
+    n_right = n - n_left
+    if n_left < min_samples_leaf or n_right < min_samples_leaf:
+        return False
+    w_right = w_total - w_left
+    if w_left < min_weight_leaf or w_right < min_weight_leaf:
+        return False
+    return w_left > 0.0 and w_right > 0.0
+
+
+@njit(cache=True)
+def cut_threshold(X, f, r, next_row, q, n_known):
+    """The threshold of that cut: the midpoint, or inf when only the missing rows go right."""
+    return np.inf if q == n_known else _midpoint(X[r, f], X[next_row, f])
+
+
+@njit(cache=True)
 def node_groups(counts, n_codes):
     """The groups of a categorical split: the codes present (``counts[c] > 0``), then
     ``n_codes`` (the missing rows, ``counts[n_codes]``) if any."""
@@ -152,19 +178,12 @@ def best_regression_splits(
                 s_left += sample_weight[r] * y[r]
                 n_left += 1
                 q = p + 1
-                if q < n_known:
-                    if X[order[f, start + q], f] <= X[r, f] + FEATURE_THRESHOLD:
-                        continue
-                elif missing_left or n_missing == 0:
-                    continue  # nothing would go right
-                n_right = n - n_left
-                if n_left < min_samples_leaf or n_right < min_samples_leaf:
+                next_row = order[f, start + q] if q < n_known else r
+                if not cut_is_valid(X, f, r, next_row, q, n_known, n_missing, missing_left,
+                                    n_left, n, w_left, w_total, min_samples_leaf,
+                                    min_weight_leaf):
                     continue
                 w_right = w_total - w_left
-                if w_left < min_weight_leaf or w_right < min_weight_leaf:
-                    continue
-                if w_left <= 0.0 or w_right <= 0.0:
-                    continue
                 s_right = s_total - s_left
                 if criterion == POISSON:
                     if s_left <= EPSILON or s_right <= EPSILON:
@@ -175,14 +194,8 @@ def best_regression_splits(
                     proxy = s_left * s_left / w_left + s_right * s_right / w_right
                 if proxy > best:
                     best = proxy
-                    if q == n_known:
-                        out_threshold[i] = np.inf
-                    else:
-                        out_threshold[i] = _midpoint(X[r, f], X[order[f, start + q], f])
-                    if n_missing == 0:
-                        out_missing_left[i] = n_left > n_right
-                    else:
-                        out_missing_left[i] = missing_left
+                    out_threshold[i] = cut_threshold(X, f, r, next_row, q, n_known)
+                    out_missing_left[i] = n_left > n - n_left if n_missing == 0 else missing_left
         out_proxy[i] = best
 
 
