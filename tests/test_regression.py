@@ -21,9 +21,10 @@ def _sse(y, w, mask):
     return float(np.sum(w[mask] * (y[mask] - mean) ** 2))
 
 
-def compare_trees(ours, sk, X, y, w):
+def compare_trees(ours, sk, X, y, w, loss=_sse):
     """Walk both trees over the training rows; returns the subtrees excused by exact ties
-    (both splits leave the same squared error, scikit-learn having taken another feature)."""
+    (both splits leave the same loss, squared error by default, scikit-learn having taken
+    another feature or cut)."""
     tree, skt = ours.tree_, sk.tree_
     excused = 0
     stack = [(0, 0, np.arange(X.shape[0]))]
@@ -38,14 +39,18 @@ def compare_trees(ours, sk, X, y, w):
                                tree.missing_branch[a] == 0)
         sk_left = _goes_left(X[rows, skt.feature[b]].astype(np.float32), skt.threshold[b],
                              bool(skt.missing_go_to_left[b]))
+        children = tree.children(a)
+        if np.array_equal(ours_left, ~sk_left):  # the same partition, sides swapped
+            stack.append((children[0], skt.children_right[b], rows[ours_left]))
+            stack.append((children[1], skt.children_left[b], rows[~ours_left]))
+            continue
         if not np.array_equal(ours_left, sk_left):
             ys, ws = y[rows], w[rows]
-            ours_score = _sse(ys, ws, ours_left) + _sse(ys, ws, ~ours_left)
-            sk_score = _sse(ys, ws, sk_left) + _sse(ys, ws, ~sk_left)
+            ours_score = loss(ys, ws, ours_left) + loss(ys, ws, ~ours_left)
+            sk_score = loss(ys, ws, sk_left) + loss(ys, ws, ~sk_left)
             assert ours_score == pytest.approx(sk_score, rel=1e-9), f"node {a}: worse split"
             excused += 1
             continue
-        children = tree.children(a)
         stack.append((children[0], skt.children_left[b], rows[ours_left]))
         stack.append((children[1], skt.children_right[b], rows[~ours_left]))
     return excused

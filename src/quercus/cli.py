@@ -495,7 +495,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def _criterion_help() -> str:
     choices = "; ".join(f"{algorithm}: {', '.join(CRITERIA[algorithm])} "
                         f"(default {DEFAULT_CRITERION[algorithm]})" for algorithm in ALGORITHMS)
-    return f"split criterion, by algorithm -- {choices}"
+    return (f"split criterion, by algorithm -- {choices}; regression trees: squared_error, "
+            "absolute_error (leaves predict the median), poisson (default squared_error)")
 
 
 def _learner_options(parser: argparse.ArgumentParser) -> None:

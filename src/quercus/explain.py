@@ -30,6 +30,8 @@ from .export.conditions import (
     format_value,
     format_weight,
     is_regressor,
+    node_spread,
+    regression_labels,
 )
 from .export.rule_match import condition_to_json
 from .rpart_routing import rpart_branch
@@ -157,6 +159,8 @@ class Path:
     probabilities: tuple[float, ...]
     value: float | None = None
     sd: float | None = None
+    value_name: str = "mean"  # regression: "mean" or "median", and what sd is
+    spread_name: str = "sd"  # ("sd", "mad" or "deviance": regression_labels)
 
     def lines(self, classes, depth: int = 1) -> list[str]:
         pad = INDENT * depth
@@ -177,7 +181,8 @@ class Path:
     def _leaf_text(self, classes) -> str:
         if self.value is not None:
             return (f"leaf {self.leaf}: {format_significant(self.value)} "
-                    f"(n = {format_weight(self.n_rows)}, sd {format_significant(self.sd, 2)})")
+                    f"(n = {format_weight(self.n_rows)}, {self.spread_name} "
+                    f"{format_significant(self.sd, 2)})")
         if self.empty:
             return (f"leaf {self.leaf}: no training rows reached it; it predicts its "
                     "parent's class shares")
@@ -191,7 +196,8 @@ class Path:
     def to_dict(self, classes) -> dict:
         if self.value is not None:
             return {"steps": [s.to_dict(classes) for s in self.steps], "leaf": self.leaf,
-                    "value": self.value, "sd": self.sd, "training_rows": self.n_rows}
+                    "value": self.value, self.spread_name: self.sd,
+                    "training_rows": self.n_rows}
         return {"steps": [s.to_dict(classes) for s in self.steps], "leaf": self.leaf,
                 "class_counts": None if self.counts is None
                 else {str(_plain(c)): w for c, w in zip(classes, self.counts)},
@@ -233,7 +239,7 @@ class Explanation:
     def __str__(self) -> str:
         if self.path.value is not None:  # regression: the leaf's mean
             head = (f"Row {self.row + 1}: {self.target} = {format_number(self.prediction)}  "
-                    f"(mean of leaf {self.leaf})")
+                    f"({self.path.value_name} of leaf {self.leaf})")
         elif self.unclassified:
             head = f"Row {self.row + 1}: unclassified (no branch of the tree fits the row)"
         else:
@@ -361,7 +367,8 @@ class _Walker:
         if self.regression:
             return Path(tuple(steps), node, None, _plain(self.n_rows[node]), False, (),
                         float(self.tree.value[node, 0]),
-                        float(np.sqrt(max(self.tree.impurity[node], 0.0))))
+                        node_spread(self.model, self.tree.impurity[node]),
+                        *regression_labels(self.model))
         return Path(tuple(steps), node, tuple(self.tree.value[node].tolist()),
                     _plain(self.n_rows[node]), bool(self.tree.empty[node]),
                     tuple(self.proba[node].tolist()))

@@ -13,24 +13,30 @@ from .errors import DataError
 from .estimator import DecisionTreeClassifier as _Classifier
 from .growing.builders import StoppingRules, grow
 from .pruning.cost_complexity import PruningPath, prune, pruning_path
-from .splitting.regression import REGRESSION_CRITERIA, RegressionSplitter
+from .splitting.regression import REGRESSION_CRITERIA
+from .splitting.regression_losses import splitter_class
 from .tree import Tree
 
 __all__ = ["DecisionTreeRegressor"]
 
 
 class DecisionTreeRegressor:
-    """A CART regression tree (squared error) on numeric and categorical features.
+    """A CART regression tree on numeric and categorical features.
 
-    Each split minimises the weighted squared error of its two children; a leaf predicts
-    the weighted mean target of its training rows. On numeric data the tree is
-    scikit-learn's ``DecisionTreeRegressor`` tree (docs/regression.md).
+    Each split minimises the criterion's loss over its two children; a leaf predicts the
+    weighted mean target of its training rows (the weighted median for absolute error). On
+    numeric data the tree is scikit-learn's ``DecisionTreeRegressor`` tree
+    (docs/regression.md).
 
     Parameters
     ----------
-    criterion : {"squared_error", "friedman_mse"}, default="squared_error"
+    criterion : {"squared_error", "friedman_mse", "absolute_error", "poisson"}, \
+default="squared_error"
         "friedman_mse" is another name of "squared_error", as in scikit-learn 1.9 (which
         deprecates it): Friedman's improvement orders a node's cuts as squared error does.
+        "absolute_error": the weighted absolute deviation from each side's median;
+        "poisson": the half Poisson deviance (targets must be non-negative with a
+        positive sum).
     splitter : {"best", "exact"}, default="best"
         Every cut between distinct values is tried.
     max_depth : int or None, default=None
@@ -49,7 +55,8 @@ class DecisionTreeRegressor:
     categorical_features : "auto", list of names or indices, or bool mask, default="auto"
         Which features are categorical ("auto": string, category and bool columns). A
         categorical feature is split by the best subset of its categories, found among
-        the prefixes of the categories ordered by mean target (exact for squared error).
+        the prefixes of the categories ordered by mean target (exact for squared error;
+        Poisson and absolute error: docs/regression.md, "Criteria").
     algorithm : {"cart", "rpart"}, default="cart"
         "rpart": R's ``rpart(method = "anova")`` tree, node for node (docs/rpart.md,
         "Regression trees"), with its surrogate splits and cp table; ``min_samples_split``
@@ -69,8 +76,9 @@ random_state
     Attributes
     ----------
     tree_ : quercus.tree.Tree
-        The flat tree; ``value[:, 0]`` holds each node's weighted mean target and
-        ``impurity`` its weighted variance.
+        The flat tree; ``value[:, 0]`` holds each node's prediction (weighted mean, or
+        median) and ``impurity`` scikit-learn's impurity of the criterion (for squared
+        error the weighted variance).
     cp_table_, variable_importance_, rpart_fit_
         rpart only: the cp table (``CP, nsplit, rel_error, xerror, xstd``), rpart's
         unscaled variable importance and the fit's records.
@@ -167,11 +175,11 @@ random_state
             min_impurity_decrease=min_decrease,
             max_leaf_nodes=P.resolve_max_leaf_nodes(self.max_leaf_nodes))
         ccp_alpha = P.check_non_negative("ccp_alpha", self.ccp_alpha)
-        splitter = RegressionSplitter(X_encoded[keep], target[keep], weights[keep],
-                                      categorical_mask=schema.categorical_mask,
-                                      n_categories=schema.n_categories,
-                                      min_samples_leaf=rules.min_samples_leaf,
-                                      min_weight_leaf=rules.min_weight_leaf)
+        splitter = splitter_class(self.criterion)(X_encoded[keep], target[keep], weights[keep],
+                                                  categorical_mask=schema.categorical_mask,
+                                                  n_categories=schema.n_categories,
+                                                  min_samples_leaf=rules.min_samples_leaf,
+                                                  min_weight_leaf=rules.min_weight_leaf)
         self.tree_ = prune(grow(splitter, rules, 1), ccp_alpha)
         self._set_fitted(schema, hasattr(X, "columns"))
         return self
@@ -188,7 +196,7 @@ random_state
             del self.feature_names_in_
 
     def predict(self, X) -> np.ndarray:
-        """The mean training target of each row's leaf."""
+        """The prediction of each row's leaf (its training rows' mean, or median)."""
         tree: Tree = self._check_fitted()
         return tree.value[tree.apply(self._encode(X)), 0]
 

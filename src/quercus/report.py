@@ -25,6 +25,7 @@ from .export.conditions import (
     format_weight,
     is_regressor,
     node_summaries,
+    regression_labels,
     walk,
 )
 from .export.cp_plot import cp_plot_svg, has_cv_errors
@@ -131,7 +132,9 @@ class _TreeWriter:
     def _distribution(self, node: int) -> str:
         if self.regression:
             summary = self.summaries[node]
-            return f"mean {format_number(summary.label)}, sd {format_number(summary.sd)}"
+            value_name = regression_labels(self.model)[0]
+            return (f"{value_name} {format_number(summary.label)}, "
+                    f"{summary.spread_name} {format_number(summary.sd)}")
         value = self.tree.value[node]
         return "; ".join(f"{_text(label)}: {format_weight(v)}"
                          for label, v in zip(self.model.classes_, value))

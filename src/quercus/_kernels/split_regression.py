@@ -4,7 +4,10 @@ A node's statistics are three weighted sums over its rows: the weight ``W``, the
 targets ``S`` and the sum of squared targets ``Q``; its mean is ``S / W`` and its squared
 error impurity (the weighted variance) ``Q / W - (S / W) ** 2``. A cut is ranked by the
 proxy ``S_left**2 / W_left + S_right**2 / W_right``, which orders cuts of one node as the
-decrease of the weighted squared error does.
+decrease of the weighted squared error does. The same sweep ranks cuts by the half Poisson
+deviance (``criterion=POISSON``): ``S_left * log(S_left / W_left) + S_right * log(S_right /
+W_right)``, a side whose target sum is at most machine epsilon making no valid cut (its
+mean, the prediction, must be positive), as in scikit-learn.
 """
 
 from __future__ import annotations
@@ -14,6 +17,10 @@ from numba import njit, prange
 
 from .split_categorical import present_codes
 from .split_numeric import FEATURE_THRESHOLD, _midpoint, trailing_missing
+
+SQUARED_ERROR = 0
+POISSON = 1
+EPSILON = np.finfo(np.float64).eps
 
 
 @njit(cache=True)
@@ -34,6 +41,83 @@ def node_sums(y, sample_weight, rows, out):
 
 
 @njit(cache=True)
+def missing_if_splittable(X, order, f, start, end):
+    """How many rows of the node's segment ``order[f, start:end]`` miss feature ``f``, or
+    -1 when ``f`` cannot split the node (every value missing, or the known values all
+    within FEATURE_THRESHOLD of each other and none missing)."""
+    n_missing = trailing_missing(X, order, f, start, end)
+    n_known = end - start - n_missing
+    if n_known == 0:
+        return -1
+    first_value = X[order[f, start], f]
+    last_value = X[order[f, start + n_known - 1], f]
+    if n_missing == 0 and last_value <= first_value + FEATURE_THRESHOLD:
+        return -1
+    return n_missing
+
+
+@njit(cache=True)
+def cut_is_valid(X, f, r, next_row, q, n_known, n_missing, missing_left, n_left, n, w_left,
+                 w_total, min_samples_leaf, min_weight_leaf):
+    """Whether the cut after sorted position ``q - 1`` (row ``r``; ``next_row``: the row
+    at position ``q``, ignored when ``q == n_known``) is a valid split of a sweep: between
+    distinct values (or exactly the missing rows right), both sides within the limits."""
+    if q < n_known:
+        if X[next_row, f] <= X[r, f] + FEATURE_THRESHOLD:
+            return False
+    elif missing_left or n_missing == 0:
+        return False  # nothing would go right
+    n_right = n - n_left
+    if n_left < min_samples_leaf or n_right < min_samples_leaf:
+        return False
+    w_right = w_total - w_left
+    if w_left < min_weight_leaf or w_right < min_weight_leaf:
+        return False
+    return w_left > 0.0 and w_right > 0.0
+
+
+@njit(cache=True)
+def cut_threshold(X, f, r, next_row, q, n_known):
+    """The threshold of that cut: the midpoint, or inf when only the missing rows go right."""
+    return np.inf if q == n_known else _midpoint(X[r, f], X[next_row, f])
+
+
+@njit(cache=True)
+def node_groups(counts, n_codes):
+    """The groups of a categorical split: the codes present (``counts[c] > 0``), then
+    ``n_codes`` (the missing rows, ``counts[n_codes]``) if any."""
+    present = present_codes(counts, n_codes)
+    m = present.shape[0] + (1 if counts[n_codes] > 0 else 0)
+    groups = np.empty(m, dtype=np.int64)
+    groups[: present.shape[0]] = present
+    if m > present.shape[0]:
+        groups[m - 1] = n_codes
+    return groups
+
+
+@njit(cache=True)
+def group_branches(left, groups, counts, n_codes, out_branch):
+    """Write a split of the groups (``left[j]``: group j goes left) as the category map
+    ``out_branch`` (0 left, 1 right; absent categories follow the side with more rows);
+    returns whether missing values go left (with no missing rows: the larger side)."""
+    n_left = 0
+    n_total = 0
+    for j in range(groups.shape[0]):
+        n_total += counts[groups[j]]
+        if left[j]:
+            n_left += counts[groups[j]]
+    larger = 0 if n_left > n_total - n_left else 1
+    out_branch[:] = larger
+    missing_left = larger == 0
+    for j in range(groups.shape[0]):
+        if groups[j] == n_codes:
+            missing_left = left[j]
+        else:
+            out_branch[groups[j]] = 0 if left[j] else 1
+    return missing_left
+
+
+@njit(cache=True)
 def squared_error(w_sum, s_sum, q_sum):
     """Weighted variance of a node from its sums (0 for an empty node)."""
     if w_sum <= 0.0:
@@ -45,9 +129,10 @@ def squared_error(w_sum, s_sum, q_sum):
 @njit(parallel=True, cache=True)
 def best_regression_splits(
     X, y, sample_weight, order, start, end, features, min_samples_leaf, min_weight_leaf,
-    out_proxy, out_threshold, out_missing_left,
+    out_proxy, out_threshold, out_missing_left, criterion=SQUARED_ERROR,
 ):
-    """Best squared-error cut of ``order[f, start:end]`` for each feature in ``features``.
+    """Best squared-error (or Poisson, ``criterion=POISSON``) cut of ``order[f, start:end]``
+    for each feature in ``features``.
 
     The same sweep as ``split_numeric.best_numeric_splits`` with running sums of weight and
     weighted target instead of class weights: every cut between distinct consecutive
@@ -60,14 +145,10 @@ def best_regression_splits(
         out_proxy[i] = -np.inf
         out_threshold[i] = np.nan
         out_missing_left[i] = False
-        n_missing = trailing_missing(X, order, f, start, end)
+        n_missing = missing_if_splittable(X, order, f, start, end)
+        if n_missing < 0:
+            continue
         n_known = n - n_missing
-        if n_known == 0:
-            continue
-        first_value = X[order[f, start], f]
-        last_value = X[order[f, start + n_known - 1], f]
-        if n_missing == 0 and last_value <= first_value + FEATURE_THRESHOLD:
-            continue
         w_total = 0.0
         s_total = 0.0
         w_missing = 0.0
@@ -97,31 +178,24 @@ def best_regression_splits(
                 s_left += sample_weight[r] * y[r]
                 n_left += 1
                 q = p + 1
-                if q < n_known:
-                    if X[order[f, start + q], f] <= X[r, f] + FEATURE_THRESHOLD:
-                        continue
-                elif missing_left or n_missing == 0:
-                    continue  # nothing would go right
-                n_right = n - n_left
-                if n_left < min_samples_leaf or n_right < min_samples_leaf:
+                next_row = order[f, start + q] if q < n_known else r
+                if not cut_is_valid(X, f, r, next_row, q, n_known, n_missing, missing_left,
+                                    n_left, n, w_left, w_total, min_samples_leaf,
+                                    min_weight_leaf):
                     continue
                 w_right = w_total - w_left
-                if w_left < min_weight_leaf or w_right < min_weight_leaf:
-                    continue
-                if w_left <= 0.0 or w_right <= 0.0:
-                    continue
                 s_right = s_total - s_left
-                proxy = s_left * s_left / w_left + s_right * s_right / w_right
+                if criterion == POISSON:
+                    if s_left <= EPSILON or s_right <= EPSILON:
+                        continue
+                    proxy = (s_left * np.log(s_left / w_left)
+                             + s_right * np.log(s_right / w_right))
+                else:
+                    proxy = s_left * s_left / w_left + s_right * s_right / w_right
                 if proxy > best:
                     best = proxy
-                    if q == n_known:
-                        out_threshold[i] = np.inf
-                    else:
-                        out_threshold[i] = _midpoint(X[r, f], X[order[f, start + q], f])
-                    if n_missing == 0:
-                        out_missing_left[i] = n_left > n_right
-                    else:
-                        out_missing_left[i] = missing_left
+                    out_threshold[i] = cut_threshold(X, f, r, next_row, q, n_known)
+                    out_missing_left[i] = n_left > n - n_left if n_missing == 0 else missing_left
         out_proxy[i] = best
 
 

@@ -274,7 +274,32 @@ class NodeSummary(NamedTuple):
     share: float
     empty: bool
     unclassified: bool = False
-    sd: float | None = None  # regression: standard deviation of the targets (label: mean)
+    sd: float | None = None  # regression: the spread of the targets (label: mean or median)
+    spread_name: str = "sd"  # regression: what ``sd`` is (``regression_labels``)
+
+
+def regression_labels(model) -> tuple[str, str]:
+    """What a regression tree's node value and spread are called, by criterion: the mean
+    and standard deviation (squared error), the median and the mean absolute deviation from
+    it ("mad", absolute error), the mean and the mean Poisson deviance (poisson)."""
+    criterion = getattr(model, "criterion", None)
+    if criterion == "absolute_error":
+        return "median", "mad"
+    if criterion == "poisson":
+        return "mean", "deviance"
+    return "mean", "sd"
+
+
+def node_spread(model, impurity: float) -> float:
+    """A regression node's spread (``regression_labels``) from its impurity: the square
+    root of the variance, the mean absolute deviation itself, or twice the half Poisson
+    deviance."""
+    spread = regression_labels(model)[1]
+    if spread == "mad":
+        return float(impurity)
+    if spread == "deviance":
+        return 2.0 * float(impurity)
+    return float(np.sqrt(max(impurity, 0.0)))
 
 
 def is_regressor(model) -> bool:
@@ -298,9 +323,9 @@ def format_significant(x: float, digits: int = 3) -> str:
 
 
 def regression_text(summary: NodeSummary) -> str:
-    """``7.41 (n = 23, sd 1.9)``: a regression node's mean, rows and standard deviation."""
+    """``7.41 (n = 23, sd 1.9)``: a regression node's value, rows and spread."""
     return (f"{format_significant(summary.label)} (n = {summary.support}, "
-            f"sd {format_significant(summary.sd, 2)})")
+            f"{summary.spread_name} {format_significant(summary.sd, 2)})")
 
 
 def weighted_support(model) -> bool:
@@ -317,9 +342,10 @@ def weighted_support(model) -> bool:
 def node_summaries(model) -> list[NodeSummary]:
     """The ``NodeSummary`` of every node of a fitted model, by node id."""
     tree = model._check_fitted()
-    if is_regressor(model):  # mean target, rows, standard deviation (impurity: variance)
+    if is_regressor(model):  # mean (or median) target, rows, spread (from the impurity)
+        spread_name = regression_labels(model)[1]
         return [NodeSummary(float(tree.value[node, 0]), int(tree.n_node_samples[node]), 1.0,
-                            False, False, float(np.sqrt(max(tree.impurity[node], 0.0))))
+                            False, False, node_spread(model, tree.impurity[node]), spread_name)
                 for node in range(tree.n_nodes)]
     node_best = tree.node_classes()  # an empty leaf gets its parent's class
     weighted = weighted_support(model)

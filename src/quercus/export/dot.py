@@ -18,6 +18,7 @@ from .conditions import (
     format_weight,
     is_regressor,
     node_summaries,
+    regression_labels,
     walk,
 )
 from .palette import UNCLASSIFIED_COLOUR, class_colour, purity, tint
@@ -72,8 +73,10 @@ def node_lines(model, node: int, conditions: dict[int, Condition] | None = None,
     summary = (node_summaries(model) if summaries is None else summaries)[node]
     lines = [] if tree.kind[node] == LEAF else [_test_text(model, node, conditions)]
     if is_regressor(model):
-        lines += [f"mean = {format_significant(summary.label)}", f"n = {summary.support}",
-                  f"sd = {format_significant(summary.sd, 2)}"]
+        value_name = regression_labels(model)[0]
+        lines += [f"{value_name} = {format_significant(summary.label)}",
+                  f"n = {summary.support}",
+                  f"{summary.spread_name} = {format_significant(summary.sd, 2)}"]
         weight = float(tree.weighted_n_node_samples[node])
         if weight != tree.n_node_samples[node]:  # sample weights
             lines.append(f"weight = {format_weight(weight)}")

@@ -55,11 +55,13 @@ class Rule:
     accuracy: float
     leaf: int
     sd: float | None = None
+    spread_name: str = "sd"  # what sd is: "sd", "mad" or "deviance" (regression_labels)
 
     def __str__(self) -> str:
         premise = " AND ".join(str(c) for c in self.conditions) or "TRUE"
         if self.sd is not None:  # IF ... THEN Sales = 7.41 (n = 23, sd 1.9)
-            summary = NodeSummary(self.label, self.support, 1.0, False, False, self.sd)
+            summary = NodeSummary(self.label, self.support, 1.0, False, False, self.sd,
+                                  self.spread_name)
             return f"IF {premise} THEN {self.target} = {regression_text(summary)}"
         return (f"IF {premise} THEN {self.target} = {format_value(self.label)}  "
                 f"(support {format_weight(self.support)}, accuracy {format_percent(self.accuracy)})")
@@ -132,7 +134,7 @@ def tree_to_rules(model) -> list[Rule]:
         if summary.empty or summary.unclassified:
             continue
         rules.append(Rule(simplify(path), target, summary.label, summary.support,
-                          summary.share, node, summary.sd))
+                          summary.share, node, summary.sd, summary.spread_name))
     return rules
 
 
@@ -158,7 +160,8 @@ def rules_to_dict(model) -> dict:
 
     A regression tree gives ``"kind": "regression tree"``, no classes, and each rule
     ``{"conditions", "value", "n", "sd", "leaf"}``: the leaf's mean target, its training
-    rows and the standard deviation of their targets.
+    rows and the standard deviation of their targets (for absolute error the median and
+    ``"mad"``, for Poisson ``"deviance"`` instead of ``"sd"``: ``regression_labels``).
     """
     from .rule_match import condition_to_json
 
@@ -168,7 +171,7 @@ def rules_to_dict(model) -> dict:
                 "target": model.schema_.target or "target",
                 "rules": [{"conditions": [condition_to_json(c) for c in rule.conditions],
                            "value": float(rule.label), "n": _plain(rule.support),
-                           "sd": float(rule.sd), "leaf": int(rule.leaf)}
+                           rule.spread_name: float(rule.sd), "leaf": int(rule.leaf)}
                           for rule in tree_to_rules(model)],
                 "schema": model.schema_.to_json()}
     return {"format": "quercus-rules", "format_version": 1, "kind": "tree",

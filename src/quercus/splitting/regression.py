@@ -23,8 +23,9 @@ from .cart import CartSplitter, Split
 
 #: friedman_mse is another name of squared_error, as in scikit-learn 1.9: Friedman's
 #: improvement w_l * w_r / (w_l + w_r) * (mean_l - mean_r)**2 is a cut's decrease of the
-#: node's squared error, so it orders cuts alike.
-REGRESSION_CRITERIA = ("squared_error", "friedman_mse")
+#: node's squared error, so it orders cuts alike. absolute_error and poisson have their own
+#: splitters (``splitting/regression_losses.py``, which maps each criterion to its splitter).
+REGRESSION_CRITERIA = ("squared_error", "friedman_mse", "absolute_error", "poisson")
 
 
 class RegressionSplitter(CartSplitter):
@@ -43,6 +44,9 @@ class RegressionSplitter(CartSplitter):
     A categorical feature is split by a subset of its categories: the best prefix of the
     categories ordered by mean target (``best_mean_ordered_split``).
     """
+
+    #: the categorical kernel, from the categories' weights, target sums and counts
+    _subset_split = staticmethod(best_mean_ordered_split)
 
     def __init__(self, X, y, sample_weight, *, categorical_mask, n_categories,
                  min_samples_leaf, min_weight_leaf):
@@ -72,9 +76,7 @@ class RegressionSplitter(CartSplitter):
     def find(self, start: int, end: int) -> Split | None:
         """Best split of the segment, the lowest feature index winning exact ties."""
         features = self.numeric_features
-        best_regression_splits(self.X, self.y, self.sample_weight, self.order, start, end,
-                               features, self.min_samples_leaf, self.min_weight_leaf,
-                               self._proxy, self._threshold, self._missing_left)
+        self._numeric(start, end, features)
         candidates = {
             int(f): Split(int(f), NUMERIC, float(self._threshold[i]), None,
                           0 if self._missing_left[i] else 1, float(self._proxy[i]))
@@ -85,6 +87,12 @@ class RegressionSplitter(CartSplitter):
                 candidates[int(f)] = split
         return self.best_candidate(candidates)
 
+    def _numeric(self, start: int, end: int, features: np.ndarray) -> None:
+        """Fill ``_proxy``, ``_threshold``, ``_missing_left`` with each feature's best cut."""
+        best_regression_splits(self.X, self.y, self.sample_weight, self.order, start, end,
+                               features, self.min_samples_leaf, self.min_weight_leaf,
+                               self._proxy, self._threshold, self._missing_left)
+
     def _categorical(self, feature: int, start: int, end: int) -> Split | None:
         if not self.may_split_categorical(feature):
             return None
@@ -94,9 +102,9 @@ class RegressionSplitter(CartSplitter):
         category_sums(self.X, self.y, self.sample_weight, self.order[feature, start:end],
                       feature, weight, target_sum, counts)
         branch = np.empty(n_codes, dtype=np.int32)
-        proxy, missing_left = best_mean_ordered_split(weight, target_sum, counts,
-                                                      self.min_samples_leaf,
-                                                      self.min_weight_leaf, branch)
+        proxy, missing_left = self._subset_split(weight, target_sum, counts,
+                                                 self.min_samples_leaf, self.min_weight_leaf,
+                                                 branch)
         if proxy == -np.inf:
             return None
         return Split(feature, CATEGORICAL, np.nan, branch, 0 if missing_left else 1, float(proxy))
