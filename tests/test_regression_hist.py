@@ -233,3 +233,27 @@ def test_predict_gives_each_rows_leaf_mean(categorical):
     np.testing.assert_allclose(model.predict(X), [means[leaf] for leaf in leaves], rtol=1e-12)
     rows = X.iloc[:9] if categorical else X[:9].astype(np.float32)  # float32 rows too
     np.testing.assert_array_equal(model.predict(rows), model.predict(X)[:9])
+
+
+def test_fill_equals_bincount_for_any_blocks():
+    from quercus._kernels.histogram_regression import fill_sum_histograms
+
+    rng = np.random.default_rng(5)
+    binned = rng.integers(0, 7, size=(300, 5)).astype(np.uint8)  # row-major bins
+    y, w = rng.normal(size=300), rng.random(300)
+    row_sums = np.ascontiguousarray(np.stack([w, w * y, w * y * y], axis=1))
+    rows = np.sort(rng.choice(300, 120, replace=False)).astype(np.int64)
+    outs = []
+    for n_blocks in (1, 2, 5):
+        hist, counts = np.full((5, 8, 3), 9.0), np.full((5, 8), 9, dtype=np.int64)
+        fill_sum_histograms(binned, rows, row_sums, hist, counts, n_blocks)
+        outs.append((hist, counts))
+    for f in range(5):
+        b = binned[rows, f]
+        np.testing.assert_array_equal(outs[0][1][f], np.bincount(b, minlength=8))
+        for k, weights in enumerate((w[rows], (w * y)[rows], (w * y * y)[rows])):
+            np.testing.assert_allclose(outs[0][0][f, :, k],
+                                       np.bincount(b, weights=weights, minlength=8), atol=1e-12)
+    for hist, counts in outs[1:]:  # bit for bit, whatever the blocks
+        np.testing.assert_array_equal(hist, outs[0][0])
+        np.testing.assert_array_equal(counts, outs[0][1])

@@ -10,49 +10,45 @@ from numba import njit, prange
 
 
 @njit(cache=True)
-def _fill_one(binned_row, rows, sums_node, hist, counts):
+def _fill_features(binned_rows, rows, row_sums, hist, counts, low, high):
+    """Histograms of features ``low:high``, zeroed first."""
+    hist[low:high, :, :] = 0.0
+    counts[low:high, :] = 0
     for p in range(rows.shape[0]):
-        b = binned_row[rows[p]]
-        hist[b, 0] += sums_node[p, 0]
-        hist[b, 1] += sums_node[p, 1]
-        hist[b, 2] += sums_node[p, 2]
-        counts[b] += 1
+        r = rows[p]
+        w = row_sums[r, 0]
+        s = row_sums[r, 1]
+        q = row_sums[r, 2]
+        for i in range(low, high):
+            b = binned_rows[r, i]
+            hist[i, b, 0] += w
+            hist[i, b, 1] += s
+            hist[i, b, 2] += q
+            counts[i, b] += 1
 
 
 @njit(parallel=True, cache=True)
-def _fill_parallel(binned, rows, sums_node, hist, counts):
-    for i in prange(binned.shape[0]):
-        hist[i, :, :] = 0.0
-        counts[i, :] = 0
-        _fill_one(binned[i], rows, sums_node, hist[i], counts[i])
+def _fill_blocks(binned_rows, rows, row_sums, hist, counts, n_blocks):
+    n_features = binned_rows.shape[1]
+    for k in prange(n_blocks):
+        _fill_features(binned_rows, rows, row_sums, hist, counts, k * n_features // n_blocks,
+                       (k + 1) * n_features // n_blocks)
 
 
-@njit(cache=True)
-def _fill_serial(binned, rows, sums_node, hist, counts):
-    for i in range(binned.shape[0]):
-        hist[i, :, :] = 0.0
-        counts[i, :] = 0
-        _fill_one(binned[i], rows, sums_node, hist[i], counts[i])
-
-
-@njit(cache=True)
-def _gather(row_sums, rows):
-    out = np.empty((rows.shape[0], 3))
-    for p in range(rows.shape[0]):
-        r = rows[p]
-        out[p, 0] = row_sums[r, 0]
-        out[p, 1] = row_sums[r, 1]
-        out[p, 2] = row_sums[r, 2]
-    return out
-
-
-def fill_sum_histograms(binned, rows, row_sums, hist, counts, parallel):
+def fill_sum_histograms(binned_rows, rows, row_sums, hist, counts, n_blocks):
     """hist[i, b] = (W, S, Q) of ``rows`` in bin b of feature i; counts[i, b]: their number.
 
-    ``row_sums`` (n_rows, 3) holds each row's ``(w, w * y, w * y * y)``; each bin adds its
-    rows in the order of ``rows``, so a histogram does not depend on the thread count."""
-    sums_node = _gather(row_sums, rows)
-    (_fill_parallel if parallel else _fill_serial)(binned, rows, sums_node, hist, counts)
+    ``binned_rows`` (n_rows, n_features) holds the bins row by row: a row's bins share a
+    cache line, so a node whose rows lie far apart costs one memory access per row rather
+    than one per row and feature. ``row_sums`` (n_rows, 3) holds each row's
+    ``(w, w * y, w * y * y)``. With ``n_blocks`` > 1 the features are cut into that many
+    blocks, one thread each (a parallel region costs more than a small node's fill); every
+    bin adds its rows in the order of ``rows`` whatever the blocks, so the histograms do
+    not depend on the thread count."""
+    if n_blocks > 1:
+        _fill_blocks(binned_rows, rows, row_sums, hist, counts, n_blocks)
+    else:
+        _fill_features(binned_rows, rows, row_sums, hist, counts, 0, binned_rows.shape[1])
 
 
 @njit(cache=True)

@@ -9,12 +9,17 @@ feature has a bin per value, so its cuts are the exact splitter's).
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from .._kernels.histogram_regression import fill_sum_histograms, scan_sum_histograms
 from .._kernels.split_regression import best_mean_ordered_split
-from .hist import PARALLEL_MIN_WORK, HistSplitter
+from .hist import HistSplitter
 from .regression import RegressionNodes, class_free_options
+
+# From this many (rows x features) a node's histograms are filled on every thread, a block
+# of features each (a parallel region costs more than a smaller node's whole fill).
+PARALLEL_MIN_CELLS = 2_000_000
 
 
 class RegressionHistSplitter(RegressionNodes, HistSplitter):
@@ -35,6 +40,8 @@ class RegressionHistSplitter(RegressionNodes, HistSplitter):
         self.y = np.ascontiguousarray(y, dtype=np.float64)
         self.class_factor = None  # sums, not class counts: no per-class factors
         self._ones = None
+        # the bins row by row too (one more byte per value): see fill_sum_histograms
+        self._binned_rows = np.ascontiguousarray(self.binned.T)
         w = self.sample_weight
         self._row_sums = np.ascontiguousarray(np.stack([w, w * self.y, w * self.y * self.y],
                                                        axis=1))
@@ -43,9 +50,10 @@ class RegressionHistSplitter(RegressionNodes, HistSplitter):
         shape = (self.binned.shape[0], self.missing_bin + 1)
         hist = np.empty(shape + (3,))
         counts = np.empty(shape, dtype=np.int64)
-        parallel = (end - start) * shape[0] >= PARALLEL_MIN_WORK
-        fill_sum_histograms(self.binned, self.rows(start, end), self._row_sums, hist, counts,
-                            parallel)
+        parallel = (end - start) * shape[0] >= PARALLEL_MIN_CELLS
+        n_blocks = min(numba.get_num_threads(), shape[0]) if parallel else 1
+        fill_sum_histograms(self._binned_rows, self.rows(start, end), self._row_sums, hist,
+                            counts, n_blocks)
         return hist, counts
 
     def _scan(self, hist, counts, numeric, n_total) -> tuple:
