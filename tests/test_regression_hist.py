@@ -257,3 +257,13 @@ def test_fill_equals_bincount_for_any_blocks():
     for hist, counts in outs[1:]:  # bit for bit, whatever the blocks
         np.testing.assert_array_equal(hist, outs[0][0])
         np.testing.assert_array_equal(counts, outs[0][1])
+
+
+def test_hist_refuses_criteria_its_sums_cannot_rank(monkeypatch):
+    import quercus.regressor as regressor
+
+    monkeypatch.setattr(regressor, "REGRESSION_CRITERIA", (*regressor.REGRESSION_CRITERIA,
+                                                           "absolute_error"))
+    X, y = datasets.make_friedman1(100, 5, random_state=0)
+    with pytest.raises(ValueError, match="squared-error trees only"):
+        DecisionTreeRegressor(splitter="hist", criterion="absolute_error").fit(X, y)

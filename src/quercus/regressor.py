@@ -20,6 +20,8 @@ from .tree import Tree
 
 __all__ = ["DecisionTreeRegressor"]
 
+HIST_CRITERIA = ("squared_error", "friedman_mse")  # what per-bin sums (W, S, Q) rank
+
 
 class DecisionTreeRegressor:
     """A CART regression tree (squared error) on numeric and categorical features.
@@ -135,6 +137,7 @@ class DecisionTreeRegressor:
         y_kept, w_kept = target[keep], weights[keep]
         if self.splitter == "hist" or (self.splitter == "auto"
                                        and X_kept.size >= AUTO_HIST_CELLS):
+            self._check_hist_criterion()
             splitter = RegressionHistSplitter(X_kept, y_kept, w_kept, max_bins=max_bins,
                                               **options)
         else:
@@ -142,6 +145,12 @@ class DecisionTreeRegressor:
         self.tree_ = prune(grow(splitter, rules, 1), ccp_alpha)
         self._set_fitted(schema, hasattr(X, "columns"))
         return self
+
+    def _check_hist_criterion(self) -> None:
+        """The histogram splitter sums targets and squared targets: squared error only."""
+        if self.criterion not in HIST_CRITERIA:
+            raise ValueError(f"splitter='hist' grows squared-error trees only; criterion="
+                             f"{self.criterion!r} needs splitter='best'")
 
     def _rules(self, n_rows: int, total_weight: float) -> tuple[StoppingRules, float]:
         """The stopping rules and ccp_alpha of a fit on n_rows rows of this total weight."""
@@ -171,6 +180,7 @@ class DecisionTreeRegressor:
         if self.splitter not in ("hist", "auto"):
             raise ValueError("fit_binned needs splitter='hist'")
         P.check_choice("criterion", self.criterion, list(REGRESSION_CRITERIA))
+        self._check_hist_criterion()
         target = _targets(y)
         keep = ~np.isnan(target)
         n_rows = int(np.count_nonzero(keep))
