@@ -260,10 +260,32 @@ def test_fill_equals_bincount_for_any_blocks():
 
 
 def test_hist_refuses_criteria_its_sums_cannot_rank(monkeypatch):
-    import quercus.regressor as regressor
+    from quercus import regressor
 
     monkeypatch.setattr(regressor, "REGRESSION_CRITERIA", (*regressor.REGRESSION_CRITERIA,
                                                            "absolute_error"))
     X, y = datasets.make_friedman1(100, 5, random_state=0)
     with pytest.raises(ValueError, match="squared-error trees only"):
         DecisionTreeRegressor(splitter="hist", criterion="absolute_error").fit(X, y)
+
+
+def test_cli_trains_a_hist_regression_tree(tmp_path, monkeypatch, capsys):
+    import shutil
+    from pathlib import Path
+
+    import quercus
+    from quercus import cli
+
+    shutil.copy(Path(quercus.__file__).parent / "data" / "bundled" / "airquality.csv", tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["train", "airquality.csv", "--target", "Ozone", "--splitter", "hist",
+                     "--max-bins", "16", "--max-depth", "3", "--out", "oz.json"]) == 0
+    model = load_model("oz.json")
+    assert (model.splitter, model.max_bins) == ("hist", 16)
+    X, y, _ = quercus.read_csv("airquality.csv", "Ozone")
+    direct = DecisionTreeRegressor(splitter="hist", max_bins=16, max_depth=3).fit(X, y)
+    _assert_same_tree(model, direct)
+    capsys.readouterr()
+    assert cli.main(["train", "airquality.csv", "--target", "Ozone", "--splitter", "hist",
+                     "--max-bins", "1", "--out", "bad.json"]) == 2
+    assert "quercus: error: max_bins must be an int in [2, 65535]" in capsys.readouterr().err
