@@ -63,11 +63,9 @@ def regressor(args: argparse.Namespace) -> DecisionTreeRegressor:
                            "classification for classes)")
     if args.algorithm == "rpart":
         return _rpart_regressor(args)
-    if args.splitter != "exact":
-        raise QuercusError("regression trees have the exact splitter only (no --splitter "
-                           f"{args.splitter} yet)")
     return DecisionTreeRegressor(
-        criterion=args.criterion or "squared_error", max_depth=args.max_depth,
+        criterion=args.criterion or "squared_error", splitter=args.splitter,
+        max_bins=args.max_bins, max_depth=args.max_depth,
         min_samples_split=2 if args.min_samples_split is None else args.min_samples_split,
         min_samples_leaf=1 if args.min_samples_leaf is None else args.min_samples_leaf,
         max_leaf_nodes=args.max_leaf_nodes, ccp_alpha=args.ccp_alpha)

@@ -12,12 +12,16 @@ from .data.schema import infer_schema
 from .errors import DataError
 from .estimator import DecisionTreeClassifier as _Classifier
 from .growing.builders import StoppingRules, grow
+from .learners import AUTO_HIST_CELLS
 from .pruning.cost_complexity import PruningPath, prune, pruning_path
+from .splitting.hist_regression import RegressionHistSplitter
 from .splitting.regression import REGRESSION_CRITERIA
 from .splitting.regression_losses import splitter_class
 from .tree import Tree
 
 __all__ = ["DecisionTreeRegressor"]
+
+HIST_CRITERIA = ("squared_error", "friedman_mse")  # what per-bin sums (W, S, Q) rank
 
 
 class DecisionTreeRegressor:
@@ -37,8 +41,13 @@ default="squared_error"
         "absolute_error": the weighted absolute deviation from each side's median;
         "poisson": the half Poisson deviance (targets must be non-negative with a
         positive sum).
-    splitter : {"best", "exact"}, default="best"
-        Every cut between distinct values is tried.
+    splitter : {"best", "exact", "hist", "auto"}, default="best"
+        "best"/"exact": every cut between distinct values is tried. "hist": each numeric
+        feature is first quantised into at most ``max_bins`` bins (as the classifier's
+        hist splitter) and the cuts between bins are searched in per-bin sums; "auto":
+        hist from 2,000,000 rows x features on.
+    max_bins : int, default=255
+        Bins per numeric feature for ``splitter="hist"``.
     max_depth : int or None, default=None
     min_samples_split : int, float or None, default=None
         None: 2 (rpart: 20).
@@ -93,7 +102,7 @@ random_state
                  min_impurity_decrease=0.0, max_leaf_nodes=None, ccp_alpha=0.0,
                  categorical_features="auto", algorithm="cart", cp=0.01, max_competitors=4,
                  max_surrogates=5, use_surrogates=2, surrogate_style=0, xval=10, prune=None,
-                 random_state=1):
+                 random_state=1, max_bins=255):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -113,6 +122,7 @@ random_state
         self.xval = xval
         self.prune = prune
         self.random_state = random_state
+        self.max_bins = max_bins
 
     # the scikit-learn protocol and the tree accessors are the classifier's
     _param_names = classmethod(_Classifier._param_names.__func__)
@@ -138,8 +148,12 @@ random_state
     def fit(self, X, y, sample_weight=None) -> DecisionTreeRegressor:
         """Grow a tree from rows X (data frame, array or list of rows) and numeric targets y."""
         P.check_choice("criterion", self.criterion, list(REGRESSION_CRITERIA))
-        P.check_choice("splitter", self.splitter, ["best", "exact"])
+        P.check_choice("splitter", self.splitter, ["best", "exact", "hist", "auto"])
         P.check_choice("algorithm", self.algorithm, ["cart", "rpart"])
+        max_bins = P.resolve_max_bins(self.max_bins)
+        if self.algorithm == "rpart" and self.splitter not in ("best", "exact"):
+            raise ValueError(f"splitter={self.splitter!r} is for CART; rpart searches every "
+                             f"cut (splitter='best')")
         X = V.check_features(X, fitting=True)
         target = _targets(y)
         schema = infer_schema(X, categorical_features=self.categorical_features,
@@ -158,6 +172,33 @@ random_state
         n_rows = int(np.count_nonzero(keep))
         if n_rows == 0:
             raise DataError("no training rows with a known target")
+        rules, ccp_alpha = self._rules(n_rows, weights[keep].sum() if sample_weight is not None
+                                       else n_rows)
+        options = {"categorical_mask": schema.categorical_mask,
+                   "n_categories": schema.n_categories,
+                   "min_samples_leaf": rules.min_samples_leaf,
+                   "min_weight_leaf": rules.min_weight_leaf}
+        X_kept = X_encoded if keep.all() else X_encoded[keep]  # no copy of 1M rows for none
+        y_kept, w_kept = target[keep], weights[keep]
+        if self.splitter == "hist" or (self.splitter == "auto"
+                                       and X_kept.size >= AUTO_HIST_CELLS):
+            self._check_hist_criterion()
+            splitter = RegressionHistSplitter(X_kept, y_kept, w_kept, max_bins=max_bins,
+                                              **options)
+        else:
+            splitter = splitter_class(self.criterion)(X_kept, y_kept, w_kept, **options)
+        self.tree_ = prune(grow(splitter, rules, 1), ccp_alpha)
+        self._set_fitted(schema, hasattr(X, "columns"))
+        return self
+
+    def _check_hist_criterion(self) -> None:
+        """The histogram splitter sums targets and squared targets: squared error only."""
+        if self.criterion not in HIST_CRITERIA:
+            raise ValueError(f"splitter='hist' grows squared-error trees only; criterion="
+                             f"{self.criterion!r} needs splitter='best'")
+
+    def _rules(self, n_rows: int, total_weight: float) -> tuple[StoppingRules, float]:
+        """The stopping rules and ccp_alpha of a fit on n_rows rows of this total weight."""
         min_samples_leaf = P.resolve_count(
             "min_samples_leaf", 1 if self.min_samples_leaf is None else self.min_samples_leaf,
             n_rows, minimum=1)
@@ -166,22 +207,43 @@ random_state
             n_rows, minimum=2)
         fraction = P.check_non_negative("min_weight_fraction_leaf",
                                         self.min_weight_fraction_leaf, upper=0.5)
-        total = weights[keep].sum() if sample_weight is not None else n_rows
         min_decrease = P.check_non_negative("min_impurity_decrease", self.min_impurity_decrease)
         rules = StoppingRules(
             max_depth=P.resolve_max_depth(self.max_depth),
             min_samples_split=max(min_samples_split, 2 * min_samples_leaf),
-            min_samples_leaf=min_samples_leaf, min_weight_leaf=fraction * total,
+            min_samples_leaf=min_samples_leaf, min_weight_leaf=fraction * total_weight,
             min_impurity_decrease=min_decrease,
             max_leaf_nodes=P.resolve_max_leaf_nodes(self.max_leaf_nodes))
-        ccp_alpha = P.check_non_negative("ccp_alpha", self.ccp_alpha)
-        splitter = splitter_class(self.criterion)(X_encoded[keep], target[keep], weights[keep],
-                                                  categorical_mask=schema.categorical_mask,
-                                                  n_categories=schema.n_categories,
-                                                  min_samples_leaf=rules.min_samples_leaf,
-                                                  min_weight_leaf=rules.min_weight_leaf)
-        self.tree_ = prune(grow(splitter, rules, 1), ccp_alpha)
-        self._set_fitted(schema, hasattr(X, "columns"))
+        return rules, P.check_non_negative("ccp_alpha", self.ccp_alpha)
+
+    def fit_binned(self, binned, y, schema, binner, progress=None) -> DecisionTreeRegressor:
+        """Fit with ``splitter="hist"`` on rows binned beforehand (no sample weights).
+
+        ``binned`` (n_features, n_rows) is ``binner.transform`` of the encoded rows and y
+        their targets (rows with a missing target are left out). The tree is the one
+        ``fit`` grows with ``splitter="hist"`` when its bins get the same edges;
+        ``quercus.data.csv_stream`` bins a CSV file this way as it reads.
+        """
+        if self.splitter not in ("hist", "auto"):
+            raise ValueError("fit_binned needs splitter='hist'")
+        P.check_choice("criterion", self.criterion, list(REGRESSION_CRITERIA))
+        self._check_hist_criterion()
+        target = _targets(y)
+        keep = ~np.isnan(target)
+        n_rows = int(np.count_nonzero(keep))
+        if n_rows == 0:
+            raise DataError("no training rows with a known target")
+        if not keep.all():
+            binned = np.ascontiguousarray(binned[:, keep])
+        rules, ccp_alpha = self._rules(n_rows, n_rows)
+        splitter = RegressionHistSplitter(None, target[keep], np.ones(n_rows), binner=binner,
+                                          binned=binned,
+                                          categorical_mask=schema.categorical_mask,
+                                          n_categories=schema.n_categories,
+                                          min_samples_leaf=rules.min_samples_leaf,
+                                          min_weight_leaf=rules.min_weight_leaf)
+        self.tree_ = prune(grow(splitter, rules, 1, progress=progress), ccp_alpha)
+        self._set_fitted(schema, True)
         return self
 
     def _set_fitted(self, schema, has_names: bool) -> None:
@@ -198,7 +260,7 @@ random_state
     def predict(self, X) -> np.ndarray:
         """The prediction of each row's leaf (its training rows' mean, or median)."""
         tree: Tree = self._check_fitted()
-        return tree.value[tree.apply(self._encode(X)), 0]
+        return tree.leaf_values(self._encode(X))
 
     def score(self, X, y, sample_weight=None) -> float:
         """Coefficient of determination R² of ``predict(X)`` against y."""

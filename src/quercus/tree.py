@@ -218,8 +218,14 @@ class Tree:
         """
         return self._leaf_lookup(X, np.arange(self.n_nodes, dtype=np.int64))
 
+    def leaf_values(self, X: np.ndarray) -> np.ndarray:
+        """``value[leaf, 0]`` of the leaf every row reaches (a regression tree's prediction),
+        looked up by the numeric kernel itself when it serves the tree."""
+        return self._leaf_lookup(X, np.ascontiguousarray(self.value[:, 0], dtype=np.float64))
+
     def _leaf_lookup(self, X: np.ndarray, lookup: np.ndarray) -> np.ndarray:
-        """``lookup[leaf]`` for the leaf every row reaches (``lookup``: int64 per node)."""
+        """``lookup[leaf]`` for the leaf every row reaches (``lookup``: int64 or float64 per
+        node)."""
         X = self._checked_rows(X)
         out = np.empty(X.shape[0], dtype=np.int64)
         if self.rpart is not None:  # surrogates; a row may stop at an internal node
@@ -227,6 +233,8 @@ class Tree:
             return lookup[out]
         layout = self.numeric_layout()
         if layout is not None:  # every split a numeric threshold: the compact kernel
+            if lookup.dtype != out.dtype:
+                out = np.empty(X.shape[0], dtype=lookup.dtype)
             numeric_leaf_lookup(X, *layout, lookup, out)
             return out
         apply_rows(X, *self._kernel_args(), out)

@@ -65,7 +65,8 @@ def numeric_leaf_lookup(X, thresholds, fields, min_depth, lookup, out):
     """Write ``lookup[leaf]`` for the leaf each row of X reaches into ``out``.
 
     ``lookup`` maps node ids to what the caller wants per row: the id itself (apply) or the
-    leaf's class code (predict). ``min_depth`` (the depth of the shallowest leaf) steps are
+    leaf's class code (predict), or its mean target (float64: a regressor's predict).
+    ``min_depth`` (the depth of the shallowest leaf) steps are
     taken before checking whether the rows have all arrived.
     """
     n_blocks = X.shape[0] // LANES

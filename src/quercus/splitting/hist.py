@@ -127,56 +127,77 @@ class HistSplitter(SplitterBase):
         """Best split given a node's class-weight histograms (n_features, bins, classes),
         its row counts per bin and its number of rows (``quercus.dask`` calls this with
         histograms summed over a cluster)."""
-        total = hist[0].sum(axis=0)
         candidates = {}
         numeric, categorical = self.numeric, np.flatnonzero(self.categorical_mask)
         if self.max_features is not None:
             searched = self.sample_features(np.count_nonzero(counts, axis=1) >= 2)
             numeric = searched[~self.categorical_mask[searched]].astype(np.int64)
             categorical = searched[self.categorical_mask[searched]]
-        m = numeric.shape[0]
-        if m:
-            proxy = np.empty(m)
-            last_bin = np.empty(m, dtype=np.int64)
-            missing_left = np.empty(m, dtype=np.bool_)
-            next_bin = np.empty(m, dtype=np.int64)
-            lower, upper = self.bounds
-            scan_histograms(hist, counts, numeric, self.n_bins, self.missing_bin,
-                            self.criterion, self.min_samples_leaf, self.min_weight_leaf, total,
-                            n_total, self.monotonic, lower, upper, proxy, last_bin,
-                            missing_left, next_bin)
-            for j, f in enumerate(numeric):
-                if proxy[j] > -np.inf:
-                    b = int(last_bin[j])
-                    left_bins = np.zeros(self.missing_bin + 1, dtype=np.bool_)
-                    left_bins[: b + 1] = True
-                    left_bins[self.missing_bin] = bool(missing_left[j])
-                    nb = int(next_bin[j])
-                    threshold = (self.binner.threshold(int(f), b, nb) if nb < self.n_bins[f]
-                                 else np.inf)  # known rows left, missing rows right
-                    candidates[int(f)] = Split(int(f), NUMERIC, threshold, None,
-                                               0 if missing_left[j] else 1, float(proxy[j]),
-                                               left_bins)
+        if numeric.shape[0]:
+            proxy, last_bin, missing_left, next_bin = self._scan(hist, counts, numeric,
+                                                                 n_total)
+            j = int(np.argmax(proxy))  # the first best: the lowest feature index
+            if proxy[j] > -np.inf:  # only the winner among numeric features is built
+                candidates[int(numeric[j])] = self.numeric_split(
+                    int(numeric[j]), proxy[j], last_bin[j], missing_left[j], next_bin[j])
         for f in categorical:
             split = self._categorical(int(f), hist, counts)
             if split is not None:
                 candidates[int(f)] = split
         return self.best_candidate(candidates)
 
+    @staticmethod
+    def _scan_outputs(m: int) -> tuple:
+        """Empty (proxy, last bin, missing_left, next bin) arrays for m features' scans."""
+        return (np.empty(m), np.empty(m, dtype=np.int64), np.empty(m, dtype=np.bool_),
+                np.empty(m, dtype=np.int64))
+
+    def _scan(self, hist, counts, numeric, n_total) -> tuple:
+        """Each numeric feature's best cut: (proxy, last bin, missing_left, next bin)."""
+        out = self._scan_outputs(numeric.shape[0])
+        lower, upper = self.bounds
+        scan_histograms(hist, counts, numeric, self.n_bins, self.missing_bin, self.criterion,
+                        self.min_samples_leaf, self.min_weight_leaf, hist[0].sum(axis=0),
+                        n_total, self.monotonic, lower, upper, *out)
+        return out
+
     def _categorical(self, f, hist, counts):
         if not self.may_split_categorical(f):
             return None
-        n_codes = int(self.n_categories[f])
-        weights = np.concatenate([hist[f, :n_codes], hist[f, self.missing_bin][None, :]])
-        codes = np.concatenate([counts[f, :n_codes], counts[f, self.missing_bin : self.missing_bin + 1]])
-        branch = np.empty(n_codes, dtype=np.int32)
+        weights, codes = self.category_bins(f, hist, counts)
+        branch = np.empty(int(self.n_categories[f]), dtype=np.int32)
         proxy, missing_left = best_subset_split(weights, codes, self.criterion,
                                                 self.min_samples_leaf, self.min_weight_leaf,
                                                 branch)
+        return self.categorical_split(f, branch, proxy, missing_left)
+
+    def category_bins(self, f: int, hist, counts) -> tuple:
+        """A categorical feature's histogram and counts, one entry per code, then the
+        missing rows' (the layout of the subset searches)."""
+        n_codes = int(self.n_categories[f])
+        missing = self.missing_bin
+        return (np.concatenate([hist[f, :n_codes], hist[f, missing : missing + 1]]),
+                np.concatenate([counts[f, :n_codes], counts[f, missing : missing + 1]]))
+
+    def numeric_split(self, f: int, proxy, last_bin, missing_left, next_bin) -> Split:
+        """The split of a scan's best cut: bins up to ``last_bin`` (and the missing bin if
+        ``missing_left``) go left, the threshold lies before ``next_bin``."""
+        b = int(last_bin)
+        left_bins = np.zeros(self.missing_bin + 1, dtype=np.bool_)
+        left_bins[: b + 1] = True
+        left_bins[self.missing_bin] = bool(missing_left)
+        nb = int(next_bin)
+        threshold = (self.binner.threshold(f, b, nb) if nb < self.n_bins[f]
+                     else np.inf)  # known rows left, missing rows right
+        return Split(f, NUMERIC, threshold, None, 0 if missing_left else 1, float(proxy),
+                     left_bins)
+
+    def categorical_split(self, f: int, branch, proxy, missing_left) -> Split | None:
+        """The split of a subset search's result (None when it found no valid split)."""
         if proxy == -np.inf:
             return None
         left_bins = np.zeros(self.missing_bin + 1, dtype=np.bool_)
-        left_bins[:n_codes] = branch == 0
+        left_bins[: branch.shape[0]] = branch == 0
         left_bins[self.missing_bin] = bool(missing_left)
         return Split(f, CATEGORICAL, np.nan, branch, 0 if missing_left else 1, float(proxy),
                      left_bins)

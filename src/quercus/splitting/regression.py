@@ -28,7 +28,38 @@ from .cart import CartSplitter, Split
 REGRESSION_CRITERIA = ("squared_error", "friedman_mse", "absolute_error", "poisson")
 
 
-class RegressionSplitter(CartSplitter):
+class RegressionNodes:
+    """What the builders read of a regression node, for any splitter with ``y`` (float
+    targets), ``sample_weight`` and ``rows``: its sums ``(W, S, Q)``, weight, value (the
+    weighted mean target) and impurity (the weighted variance)."""
+
+    def class_weights(self, start: int, end: int) -> np.ndarray:
+        out = np.empty(3)
+        node_sums(self.y, self.sample_weight, self.rows(start, end), out)
+        return out
+
+    @staticmethod
+    def node_weight(sums: np.ndarray) -> float:
+        return float(sums[0])
+
+    @staticmethod
+    def node_value(sums: np.ndarray) -> np.ndarray:
+        return np.array([sums[1] / sums[0] if sums[0] > 0 else 0.0])
+
+    def impurity(self, sums: np.ndarray) -> float:
+        return float(squared_error(sums[0], sums[1], sums[2]))
+
+
+def class_free_options(categorical_mask, n_categories, min_samples_leaf,
+                       min_weight_leaf) -> dict:
+    """``SplitterBase``'s options for a regression splitter (one dummy class, whose codes
+    and criterion its regression methods never read)."""
+    return {"categorical_mask": categorical_mask, "n_categories": n_categories,
+            "n_classes": 1, "criterion": "gini", "min_samples_leaf": min_samples_leaf,
+            "min_weight_leaf": min_weight_leaf}
+
+
+class RegressionSplitter(RegressionNodes, CartSplitter):
     """Finds and applies the best squared-error split of a node segment.
 
     Parameters
@@ -51,27 +82,9 @@ class RegressionSplitter(CartSplitter):
     def __init__(self, X, y, sample_weight, *, categorical_mask, n_categories,
                  min_samples_leaf, min_weight_leaf):
         super().__init__(X, np.zeros(X.shape[0], dtype=np.int32), sample_weight,
-                         categorical_mask=categorical_mask, n_categories=n_categories,
-                         n_classes=1, criterion="gini", min_samples_leaf=min_samples_leaf,
-                         min_weight_leaf=min_weight_leaf)
+                         **class_free_options(categorical_mask, n_categories,
+                                              min_samples_leaf, min_weight_leaf))
         self.y = np.ascontiguousarray(y, dtype=np.float64)  # the class codes above unused
-
-    # what the builders read of a node: its sums, weight, value and impurity
-    def class_weights(self, start: int, end: int) -> np.ndarray:
-        out = np.empty(3)
-        node_sums(self.y, self.sample_weight, self.rows(start, end), out)
-        return out
-
-    @staticmethod
-    def node_weight(sums: np.ndarray) -> float:
-        return float(sums[0])
-
-    @staticmethod
-    def node_value(sums: np.ndarray) -> np.ndarray:
-        return np.array([sums[1] / sums[0] if sums[0] > 0 else 0.0])
-
-    def impurity(self, sums: np.ndarray) -> float:
-        return float(squared_error(sums[0], sums[1], sums[2]))
 
     def find(self, start: int, end: int) -> Split | None:
         """Best split of the segment, the lowest feature index winning exact ties."""

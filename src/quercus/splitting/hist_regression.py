@@ -1,0 +1,75 @@
+"""The histogram splitter of regression trees: ``HistSplitter`` with per-bin sums
+``(W, S, Q)`` (weight, weighted target, weighted squared target) instead of class weights.
+
+Everything else is the classifier's: the bins (``binning.BinMapper``, a missing bin of its
+own), the smaller child's histograms filled and the larger's obtained by subtraction, the
+stable partition by bin, thresholds at bin edges (or midpoints between the values when a
+feature has a bin per value, so its cuts are the exact splitter's).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from .._kernels.histogram_regression import fill_sum_histograms, scan_sum_histograms
+from .._kernels.split_regression import best_mean_ordered_split
+from .hist import HistSplitter
+from .regression import RegressionNodes, class_free_options
+
+# From this many (rows x features) a node's histograms are filled on every thread, a block
+# of features each (a parallel region costs more than a smaller node's whole fill).
+PARALLEL_MIN_CELLS = 2_000_000
+
+
+class RegressionHistSplitter(RegressionNodes, HistSplitter):
+    """Finds and applies the best squared-error split of a node segment, on binned features.
+
+    Parameters as ``RegressionSplitter``'s, plus ``HistSplitter``'s ``max_bins``, ``binner``
+    and ``binned`` (rows binned beforehand, X unused). A categorical feature's cut is the
+    best prefix of its present categories ordered by mean target, as in the exact splitter.
+    """
+
+    def __init__(self, X, y, sample_weight, *, categorical_mask, n_categories,
+                 min_samples_leaf, min_weight_leaf, max_bins=255, binner=None, binned=None):
+        n_rows = binned.shape[1] if binned is not None else X.shape[0]
+        super().__init__(X, np.zeros(n_rows, dtype=np.int32), sample_weight,
+                         max_bins=max_bins, binner=binner, binned=binned,
+                         **class_free_options(categorical_mask, n_categories,
+                                              min_samples_leaf, min_weight_leaf))
+        self.y = np.ascontiguousarray(y, dtype=np.float64)
+        self.class_factor = None  # sums, not class counts: no per-class factors
+        self._ones = None
+        # the bins row by row too (one more byte per value): see fill_sum_histograms
+        self._binned_rows = np.ascontiguousarray(self.binned.T)
+        w = self.sample_weight
+        self._row_sums = np.ascontiguousarray(np.stack([w, w * self.y, w * self.y * self.y],
+                                                       axis=1))
+
+    def _fill(self, start, end):
+        shape = (self.binned.shape[0], self.missing_bin + 1)
+        hist = np.empty(shape + (3,))
+        counts = np.empty(shape, dtype=np.int64)
+        parallel = (end - start) * shape[0] >= PARALLEL_MIN_CELLS
+        n_blocks = min(numba.get_num_threads(), shape[0]) if parallel else 1
+        fill_sum_histograms(self._binned_rows, self.rows(start, end), self._row_sums, hist,
+                            counts, n_blocks)
+        return hist, counts
+
+    def _scan(self, hist, counts, numeric, n_total) -> tuple:
+        out = self._scan_outputs(numeric.shape[0])
+        w_total, s_total, _ = hist[0].sum(axis=0)
+        scan_sum_histograms(hist, counts, numeric, self.n_bins, self.missing_bin,
+                            self.min_samples_leaf, self.min_weight_leaf, w_total, s_total,
+                            n_total, *out)
+        return out
+
+    def _categorical(self, f, hist, counts):
+        if not self.may_split_categorical(f):
+            return None
+        sums, codes = self.category_bins(f, hist, counts)
+        branch = np.empty(int(self.n_categories[f]), dtype=np.int32)
+        proxy, missing_left = best_mean_ordered_split(
+            np.ascontiguousarray(sums[:, 0]), np.ascontiguousarray(sums[:, 1]), codes,
+            self.min_samples_leaf, self.min_weight_leaf, branch)
+        return self.categorical_split(f, branch, proxy, missing_left)

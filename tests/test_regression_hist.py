@@ -1,0 +1,291 @@
+"""The histogram splitter of regression trees: each node's cut against a brute-force
+search over the same bins, the exact regressor's tree when every value has its own bin,
+missing values, categories, weights, pruning and the estimator's interface."""
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn import datasets
+
+from quercus import DecisionTreeRegressor, load_model
+from quercus.binning import BinMapper
+from quercus.data.schema import infer_schema
+from quercus.tree import LEAF
+
+TREE_FIELDS = ("kind", "feature", "threshold", "child_ptr", "child_ids", "missing_branch",
+               "category_ptr", "category_branch", "value", "impurity", "n_node_samples",
+               "weighted_n_node_samples")
+
+
+def _sse(y, mask):
+    return float(((y[mask] - y[mask].mean()) ** 2).sum()) if mask.any() else 0.0
+
+
+def _brute_force_best(bins, y, n_bins, missing_bin, categorical, min_leaf):
+    """The smallest children's squared error over every cut of the binned rows: numeric
+    features cut between bins with the missing rows on either side (or alone on the right),
+    categorical features by every subset of their codes with the missing rows either side."""
+    best = np.inf
+    for f in range(bins.shape[0]):
+        b = bins[f]
+        missing = b == missing_bin
+        if categorical[f]:
+            codes = np.unique(b[~missing])
+            lefts = [np.isin(b, subset) for k in range(1, len(codes) + 1)
+                     for subset in itertools.combinations(codes, k)]
+        else:
+            lefts = [(b <= cut) & ~missing for cut in range(n_bins[f])]
+        for left in lefts:
+            for side in (left, left | missing):
+                n_left = int(side.sum())
+                if min_leaf <= n_left <= len(y) - min_leaf:
+                    best = min(best, _sse(y, side) + _sse(y, ~side))
+    return best
+
+
+def _check_every_node(model, X, y, min_leaf):
+    """Walk the tree over the training rows: at every split node, the split's children's
+    squared error equals the brute-force best over the same bins."""
+    tree = model.tree_
+    binner = BinMapper(model.max_bins).fit(X, model.schema_.categorical_mask,
+                                           model.schema_.n_categories)
+    bins = binner.transform(X)
+    leaves = tree.apply(X)
+    checked = 0
+    stack = [(0, np.arange(len(y)))]
+    while stack:
+        node, rows = stack.pop()
+        if tree.kind[node] == LEAF:
+            assert np.all(leaves[rows] == node)
+            np.testing.assert_allclose(tree.value[node, 0], y[rows].mean(), rtol=1e-9)
+            continue
+        best = _brute_force_best(bins[:, rows], y[rows], binner.n_bins_, binner.missing_bin_,
+                                 model.schema_.categorical_mask, min_leaf)
+        goes_left = np.isin(leaves[rows], _subtree(tree, tree.children(node)[0]))
+        ours = _sse(y[rows], goes_left) + _sse(y[rows], ~goes_left)
+        assert ours == pytest.approx(best, rel=1e-9, abs=1e-9), f"node {node}"
+        checked += 1
+        left_child, right_child = tree.children(node)
+        stack.append((left_child, rows[goes_left]))
+        stack.append((right_child, rows[~goes_left]))
+    return checked
+
+
+def _subtree(tree, node):
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        if tree.kind[n] != LEAF:
+            stack.extend(tree.children(n))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_every_cut_is_the_brute_force_best_on_the_bins(seed):
+    rng = np.random.default_rng(seed)
+    n = 400
+    X = rng.normal(size=(n, 3))
+    X[rng.random(X.shape) < 0.1] = np.nan
+    y = np.sin(2 * np.nan_to_num(X[:, 0])) + np.nan_to_num(X[:, 1]) + 0.3 * rng.normal(size=n)
+    model = DecisionTreeRegressor(splitter="hist", max_bins=16, max_depth=4,
+                                  min_samples_leaf=5).fit(X, y)
+    assert _check_every_node(model, X, y, 5) >= 7
+
+
+def test_categorical_cuts_are_the_brute_force_best_subset():
+    rng = np.random.default_rng(4)
+    n = 500
+    colour = rng.choice(list("abcdef"), n)
+    effect = dict(zip("abcdef", [3.0, -1.0, 2.0, 0.5, -2.0, 1.0]))
+    x = rng.normal(size=n)
+    y = np.array([effect[c] for c in colour]) + x + 0.5 * rng.normal(size=n)
+    X = pd.DataFrame({"colour": pd.Categorical(colour), "x": x})
+    X.loc[rng.random(n) < 0.1, "colour"] = np.nan
+    model = DecisionTreeRegressor(splitter="hist", max_bins=8, max_depth=3).fit(X, y)
+    encoded = model.schema_.encode(X)
+    assert model.tree_.feature[0] == 0  # the categories explain the most
+    assert _check_every_node(model, encoded, y, 1) == 7
+
+
+def _assert_same_tree(a, b):
+    for name in TREE_FIELDS:
+        np.testing.assert_array_equal(getattr(a.tree_, name), getattr(b.tree_, name), name)
+
+
+def _integer_data(missing=False, categorical=False):
+    """Features with fewer distinct values than bins, integer targets: every sum is exact,
+    so the hist and exact searches compare the same numbers."""
+    rng = np.random.default_rng(7)
+    n = 3000
+    X = rng.integers(0, 40, size=(n, 5)).astype(float)
+    y = (X[:, 0] * 3 + (X[:, 1] > 20) * 50 + rng.integers(0, 30, n)).astype(float)
+    if missing:
+        X[rng.random(X.shape) < 0.15] = np.nan
+    if categorical:
+        frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(5)])
+        frame["city"] = pd.Categorical(rng.choice(["oslo", "rome", "lima", "pune", "kyiv"], n))
+        y = y + frame["city"].cat.codes.to_numpy() * 17.0
+        frame.loc[rng.random(n) < 0.1, "city"] = np.nan
+        return frame, y
+    return X, y
+
+
+@pytest.mark.parametrize("params", [
+    {}, {"max_depth": 5}, {"min_samples_leaf": 20}, {"max_leaf_nodes": 25},
+    {"ccp_alpha": 50.0}, {"min_impurity_decrease": 5.0}, {"min_weight_fraction_leaf": 0.01},
+], ids=str)
+@pytest.mark.parametrize("kind", ["plain", "missing", "categorical"])
+def test_same_tree_as_exact_when_every_value_has_its_bin(kind, params):
+    X, y = _integer_data(missing=kind != "plain", categorical=kind == "categorical")
+    exact = DecisionTreeRegressor(**params).fit(X, y)
+    hist = DecisionTreeRegressor(splitter="hist", **params).fit(X, y)
+    _assert_same_tree(hist, exact)
+
+
+def test_same_tree_as_exact_with_sample_weight():
+    X, y = _integer_data(missing=True)
+    w = np.random.default_rng(1).integers(0, 4, len(y)).astype(float)
+    exact = DecisionTreeRegressor(max_depth=8).fit(X, y, sample_weight=w)
+    hist = DecisionTreeRegressor(splitter="hist", max_depth=8).fit(X, y, sample_weight=w)
+    _assert_same_tree(hist, exact)
+    repeated = DecisionTreeRegressor(splitter="hist", max_depth=8).fit(
+        np.repeat(X, w.astype(int), axis=0), np.repeat(y, w.astype(int)))
+    np.testing.assert_array_equal(repeated.predict(X), hist.predict(X))
+
+
+def test_pruning_path_is_the_exact_regressors():
+    X, y = _integer_data()
+    exact = DecisionTreeRegressor().cost_complexity_pruning_path(X, y)
+    hist = DecisionTreeRegressor(splitter="hist").cost_complexity_pruning_path(X, y)
+    np.testing.assert_allclose(hist.ccp_alphas, exact.ccp_alphas, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(hist.impurities, exact.impurities, rtol=1e-9, atol=1e-9)
+
+
+def test_held_out_r2_close_to_exact():
+    X, y = datasets.make_friedman1(30_000, 10, noise=1.0, random_state=0)
+    train, test = slice(0, 20_000), slice(20_000, None)
+    for depth in (6, 10):
+        exact = DecisionTreeRegressor(max_depth=depth).fit(X[train], y[train])
+        hist = DecisionTreeRegressor(splitter="hist", max_depth=depth).fit(X[train], y[train])
+        assert abs(hist.score(X[test], y[test]) - exact.score(X[test], y[test])) < 0.01
+
+
+def test_auto_bins_from_two_million_cells():
+    X, y = datasets.make_friedman1(1000, 5, noise=1.0, random_state=0)
+    small = DecisionTreeRegressor(splitter="auto", max_depth=4).fit(X, y)
+    _assert_same_tree(small, DecisionTreeRegressor(max_depth=4).fit(X, y))
+
+
+def test_fit_binned_is_fit():
+    X, y = _integer_data(missing=True, categorical=True)
+    y = y.copy()
+    y[::50] = np.nan
+    model = DecisionTreeRegressor(splitter="hist", max_depth=6).fit(X, y)
+    schema = infer_schema(X)
+    encoded = schema.encode(X)
+    binner = BinMapper().fit(encoded[~np.isnan(y)], schema.categorical_mask,
+                             schema.n_categories)
+    binned = DecisionTreeRegressor(splitter="hist", max_depth=6).fit_binned(
+        binner.transform(encoded), y, schema, binner)
+    _assert_same_tree(binned, model)
+    with pytest.raises(ValueError, match="splitter='hist'"):
+        DecisionTreeRegressor().fit_binned(binner.transform(encoded), y, schema, binner)
+
+
+def test_save_and_load(tmp_path):
+    X, y = datasets.make_friedman1(2000, 5, noise=1.0, random_state=1)
+    X[::7, 2] = np.nan
+    model = DecisionTreeRegressor(splitter="hist", max_bins=32, max_depth=7).fit(X, y)
+    model.save(tmp_path / "m.json")
+    loaded = load_model(tmp_path / "m.json")
+    assert loaded.get_params() == model.get_params()
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    _assert_same_tree(loaded, model)
+
+
+@pytest.mark.parametrize("bad", [1, 70000, 2.5, True])
+def test_bad_max_bins(bad):
+    X, y = datasets.make_friedman1(100, 5, random_state=0)
+    with pytest.raises(ValueError, match="max_bins"):
+        DecisionTreeRegressor(splitter="hist", max_bins=bad).fit(X, y)
+
+
+def _sklearn_checks():
+    from sklearn.utils.estimator_checks import parametrize_with_checks
+
+    return parametrize_with_checks([DecisionTreeRegressor(splitter="hist")])
+
+
+@_sklearn_checks()
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("categorical", [False, True])
+def test_predict_gives_each_rows_leaf_mean(categorical):
+    X, y = _integer_data(missing=True, categorical=categorical)
+    model = DecisionTreeRegressor(splitter="hist", max_depth=9).fit(X, y)
+    leaves = model.apply(X)
+    means = {leaf: y[leaves == leaf].mean() for leaf in np.unique(leaves)}
+    np.testing.assert_allclose(model.predict(X), [means[leaf] for leaf in leaves], rtol=1e-12)
+    rows = X.iloc[:9] if categorical else X[:9].astype(np.float32)  # float32 rows too
+    np.testing.assert_array_equal(model.predict(rows), model.predict(X)[:9])
+
+
+def test_fill_equals_bincount_for_any_blocks():
+    from quercus._kernels.histogram_regression import fill_sum_histograms
+
+    rng = np.random.default_rng(5)
+    binned = rng.integers(0, 7, size=(300, 5)).astype(np.uint8)  # row-major bins
+    y, w = rng.normal(size=300), rng.random(300)
+    row_sums = np.ascontiguousarray(np.stack([w, w * y, w * y * y], axis=1))
+    rows = np.sort(rng.choice(300, 120, replace=False)).astype(np.int64)
+    outs = []
+    for n_blocks in (1, 2, 5):
+        hist, counts = np.full((5, 8, 3), 9.0), np.full((5, 8), 9, dtype=np.int64)
+        fill_sum_histograms(binned, rows, row_sums, hist, counts, n_blocks)
+        outs.append((hist, counts))
+    for f in range(5):
+        b = binned[rows, f]
+        np.testing.assert_array_equal(outs[0][1][f], np.bincount(b, minlength=8))
+        for k, weights in enumerate((w[rows], (w * y)[rows], (w * y * y)[rows])):
+            np.testing.assert_allclose(outs[0][0][f, :, k],
+                                       np.bincount(b, weights=weights, minlength=8), atol=1e-12)
+    for hist, counts in outs[1:]:  # bit for bit, whatever the blocks
+        np.testing.assert_array_equal(hist, outs[0][0])
+        np.testing.assert_array_equal(counts, outs[0][1])
+
+
+def test_hist_refuses_criteria_its_sums_cannot_rank(monkeypatch):
+    from quercus import regressor
+
+    monkeypatch.setattr(regressor, "REGRESSION_CRITERIA", (*regressor.REGRESSION_CRITERIA,
+                                                           "absolute_error"))
+    X, y = datasets.make_friedman1(100, 5, random_state=0)
+    with pytest.raises(ValueError, match="squared-error trees only"):
+        DecisionTreeRegressor(splitter="hist", criterion="absolute_error").fit(X, y)
+
+
+def test_cli_trains_a_hist_regression_tree(tmp_path, monkeypatch, capsys):
+    import shutil
+    from pathlib import Path
+
+    import quercus
+    from quercus import cli
+
+    shutil.copy(Path(quercus.__file__).parent / "data" / "bundled" / "airquality.csv", tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["train", "airquality.csv", "--target", "Ozone", "--splitter", "hist",
+                     "--max-bins", "16", "--max-depth", "3", "--out", "oz.json"]) == 0
+    model = load_model("oz.json")
+    assert (model.splitter, model.max_bins) == ("hist", 16)
+    X, y, _ = quercus.read_csv("airquality.csv", "Ozone")
+    direct = DecisionTreeRegressor(splitter="hist", max_bins=16, max_depth=3).fit(X, y)
+    _assert_same_tree(model, direct)
+    capsys.readouterr()
+    assert cli.main(["train", "airquality.csv", "--target", "Ozone", "--splitter", "hist",
+                     "--max-bins", "1", "--out", "bad.json"]) == 2
+    assert "quercus: error: max_bins must be an int in [2, 65535]" in capsys.readouterr().err
