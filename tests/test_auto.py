@@ -146,12 +146,37 @@ def test_tie_on_real_data_goes_to_the_smaller_tree(monkeypatch):
     assert "(tie: fewer leaves)" in model.selection_summary_
 
 
+def _record_folds(monkeypatch) -> list:
+    """The inner folds of every ``selection.evaluate`` call, recorded into the list returned."""
+    seen = []
+    evaluate = selection.evaluate
+
+    def spy(estimator, candidates, frame, labels, weights, folds, *args, **kwargs):
+        seen.append(folds)
+        return evaluate(estimator, candidates, frame, labels, weights, folds, *args, **kwargs)
+
+    monkeypatch.setattr(selection, "evaluate", spy)
+    return seen
+
+
 def test_large_data_is_selected_on_a_subsample(monkeypatch):
     monkeypatch.setattr(selection, "SELECT_ROWS", 100)
+    seen = _record_folds(monkeypatch)
     X, y = _arff("iris")
     model = DecisionTreeClassifier(algorithm="auto").fit(X, y)
     assert model.selection_summary_.endswith("(selected on 100 of 150 rows)")
     assert model.tree_.n_node_samples[0] == 150  # the winner is refitted on every row
+    # fewer inner folds on large data (docs/auto.md, "Cost and big data"), on the subsample
+    (folds,) = seen
+    assert len(folds) == selection.BIG_INNER_FOLDS < selection.INNER_FOLDS
+    assert sum(len(test) for _, test in folds) == 100
+
+
+def test_small_data_keeps_five_inner_folds(monkeypatch):
+    seen = _record_folds(monkeypatch)
+    X, y = _arff("iris")
+    DecisionTreeClassifier(algorithm="auto").fit(X, y)
+    assert [len(folds) for folds in seen] == [selection.INNER_FOLDS]
 
 
 def test_big_data_falls_back_on_a_subsample(monkeypatch):

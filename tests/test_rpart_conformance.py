@@ -28,8 +28,9 @@ REL = 1e-9
 # fits have three or more classes or priors/losses, where rpart's split weights differ from
 # ours in the last bits, so Quercus ranks values within 1e-12 relative in formula order.
 _TIE = {
-    ("iris", "prior"): "node 2: Petal.Length and Petal.Width both split off setosa "
-                       "(improve 33.46391943084 each); rpart's rounding picks Petal.Width",
+    ("iris", "prior"): "node 2: Petal.Length and Petal.Width both split off setosa; rpart's "
+                       "improves are 33.463919430841685 and 33.463919430841699 (Petal.Width "
+                       "wins by 2 ulps; docs/rpart.md has what probing found)",
     ("credit-g", "loss"): "node 12 (a split later discarded): its candidate splits tie under "
                           "the altered priors; rpart picks another one, so the discarded "
                           "node's complexity is 0.00714 instead of 0",

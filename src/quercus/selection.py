@@ -26,6 +26,7 @@ __all__ = ["CANDIDATES", "Candidate", "Selection", "available_candidates", "cand
 
 INNER_FOLDS = 5  # folds of the inner cross-validation
 SELECT_ROWS = 20_000  # above this many labelled rows, select on a random subsample this big
+BIG_INNER_FOLDS = 3  # ... with this many folds (benchmarks/bench_auto_cost.py, docs/auto.md)
 BIG_DATA_ROWS = 1_000_000  # above this, no selection: the fallback learner on a subsample
 FALLBACK_ROWS = 200_000  # rows of that subsample
 TIE_ROWS = 1  # accuracies within this many tested rows of each other tie
@@ -250,8 +251,9 @@ def select(model, X, y, sample_weight=None, progress=None) -> Selection:
     n, n_features = len(known), frame.shape[1]
     if n > BIG_DATA_ROWS:
         return _fallback(n, type(model))
-    rows = np.arange(n) if n <= SELECT_ROWS else _subsample(n, SELECT_ROWS, seed)
-    note = "" if n <= SELECT_ROWS else f" (selected on {SELECT_ROWS:,} of {n:,} rows)"
+    big = n > SELECT_ROWS
+    rows = _subsample(n, SELECT_ROWS, seed) if big else np.arange(n)
+    note = f" (selected on {SELECT_ROWS:,} of {n:,} rows)" if big else ""
     candidates = available_candidates(type(model), len(rows), n_features)
     if len(rows) < 2 or not candidates:  # nothing to cross-validate: the first learner
         first = candidates[0] if candidates else _by_name("c45")
@@ -262,7 +264,8 @@ def select(model, X, y, sample_weight=None, progress=None) -> Selection:
     from .evaluation import stratified_folds
 
     folds = [(rows[a], rows[b]) for a, b in stratified_folds(
-        labels.iloc[rows].to_numpy(), min(INNER_FOLDS, len(rows)), seed)]
+        labels.iloc[rows].to_numpy(), min(BIG_INNER_FOLDS if big else INNER_FOLDS, len(rows)),
+        seed)]
     table = evaluate(type(model), candidates, frame, labels, weights, folds, base, progress)
     chosen = choose(table, len(rows))
     table.loc[chosen, "chosen"] = True
