@@ -180,7 +180,7 @@ def main() -> None:
                       f"{warm['nodes']:>5} {numba:>5}")
         if args.no_cli:
             return
-        print(f"\n{'command (whole process)':<44} | {'cold':>6} {'warm':>6} | target")
+        print(f"\n{'command (whole process)':<48} | {'cold':>6} {'warm':>6} | target")
         commands = [
             ("quercus demo", ["demo"], DEMO_TARGET),
             ("quercus train penguins.csv --target species",
@@ -197,7 +197,7 @@ def main() -> None:
                 warm = run_cli(arguments, cache, tmp, src)
                 verdict = "" if target is None else (
                     f"<= {target:.0f} s cold: {'yes' if cold <= target else 'NO'}")
-                print(f"{(name + label)[:44]:<44} | {cold:6.2f} {warm:6.2f} | {verdict}")
+                print(f"{name:<44}{label:<4} | {cold:6.2f} {warm:6.2f} | {verdict}")
     load = os.getloadavg()
     print(f"load average at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
 

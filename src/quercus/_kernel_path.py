@@ -77,10 +77,6 @@ def use_pure(rows: int, features: int):
         _pure.reset(token)
 
 
-def running_pure() -> bool:
-    return _pure.get()
-
-
 class _Switch:
     """A kernel function (or class) that calls the copy of the current mode."""
 
@@ -156,16 +152,23 @@ class _AnyType:
 
 class _List(list):
     @staticmethod
-    def empty_list(item_type=None):
+    def empty_list(item_type=None, allocated=0):
         return []
+
+
+class _Dict(dict):
+    @staticmethod
+    def empty(key_type=None, value_type=None, n_keys=0):
+        return {}
 
 
 _numba = types.ModuleType("numba")
 _numba.njit = _numba.jit = _njit
 _numba.prange = range
+_numba.literal_unroll = lambda values: values
 _numba.types = _AnyType()
 _numba.typed = types.ModuleType("numba.typed")
-_numba.typed.List = _List
+_numba.typed.List, _numba.typed.Dict = _List, _Dict
 
 
 def _sum(values):

@@ -367,8 +367,7 @@ time_limit, max_gap
         if self.prune == "cv":  # sets cv_results_ and best_params_
             from .pruning.c45_cv import search_for
 
-            with self._kernels_for(X_encoded):
-                settings = search_for(self, X_encoded, y_codes, weights, schema, settings)
+            settings = search_for(self, X_encoded, y_codes, weights, schema, settings)
         with self._kernels_for(X_encoded):
             self.tree_ = LEARNERS[self.algorithm](X_encoded, y_codes, weights, schema,
                                                   n_classes, settings)
