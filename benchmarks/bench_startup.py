@@ -1,6 +1,7 @@
 """Start-up cost of every algorithm: numba compiling, loading cached kernels, then fitting.
 
 Usage: python benchmarks/bench_startup.py [--only ALGO ...] [--no-cli] [--rows 344]
+                                          [--compare OLD_SRC] [--kernels auto|pure|compiled]
 
 For each algorithm (CART exact, CART hist, C4.5, ID3, class-interval) in a fresh numba
 cache directory of its own (``NUMBA_CACHE_DIR``, a new temporary directory):
@@ -20,9 +21,14 @@ values, written once to a CSV file that every process reads with ``quercus.read_
 takes nominal features without missing values only, so it fits island, sex and the four
 measurements cut into three levels, on the rows without a missing value.
 
-The script also reports how many files each cache directory holds after the cold run: a
-count of 0 would mean numba ignored ``NUMBA_CACHE_DIR`` (it does not: numba's
-user-provided cache locator comes before the ``__pycache__`` beside the sources).
+The script also reports how many files each cache directory holds after the cold run (0
+when the fit ran the kernels' pure Python copy, see ``quercus/_kernel_path.py``) and whether
+the fitting process imported numba at all. ``--kernels`` sets ``QUERCUS_KERNELS`` in every
+process (``compiled`` measures numba's start-up alone). ``--compare OLD_SRC`` measures,
+in turn with the code under test, another source tree (a ``src`` directory, e.g. the
+previous commit's ``git archive``), so that before and after share one run's load; its
+rows are marked "old". The processes run with Python's bytecode cache allowed
+(``PYTHONDONTWRITEBYTECODE`` removed), as an installed package would.
 """
 
 from __future__ import annotations
@@ -94,11 +100,21 @@ def child(algorithm: str, data: str) -> None:
         model.fit(X, y)
         fits.append(time.perf_counter() - start)
     print(json.dumps({"import": imported, "first": fits[0], "second": fits[1],
-                      "nodes": int(model.tree_.n_nodes)}))
+                      "nodes": int(model.tree_.n_nodes), "numba": "numba" in sys.modules}))
 
 
-def run_child(algorithm: str, data: Path, cache: Path) -> dict:
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+ENV: dict = {}  # the environment of every measured process (main sets it)
+
+
+def environment(cache: Path, src: str | None) -> dict:
+    env = {**ENV, "NUMBA_CACHE_DIR": str(cache)}
+    if src is not None:
+        env["PYTHONPATH"] = src
+    return env
+
+
+def run_child(algorithm: str, data: Path, cache: Path, src: str | None = None) -> dict:
+    env = environment(cache, src)
     start = time.perf_counter()
     out = subprocess.run([sys.executable, __file__, "--child", algorithm, str(data)], env=env,
                          check=True, capture_output=True, text=True).stdout
@@ -107,8 +123,8 @@ def run_child(algorithm: str, data: Path, cache: Path) -> dict:
     return result
 
 
-def run_cli(arguments: list[str], cache: Path, cwd: Path) -> float:
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+def run_cli(arguments: list[str], cache: Path, cwd: Path, src: str | None = None) -> float:
+    env = environment(cache, src)
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "quercus", *arguments], env=env, cwd=cwd, check=True,
                    capture_output=True)
@@ -124,11 +140,20 @@ def main() -> None:
     parser.add_argument("--only", nargs="+", choices=list(ALGORITHMS), default=list(ALGORITHMS))
     parser.add_argument("--no-cli", action="store_true", help="skip quercus demo and train")
     parser.add_argument("--rows", type=int, default=344)
+    parser.add_argument("--compare", metavar="OLD_SRC",
+                        help="also measure this source tree, in turn (rows marked old)")
+    parser.add_argument("--kernels", choices=["auto", "pure", "compiled"],
+                        help="QUERCUS_KERNELS for every measured process")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(*args.child)
         return
+    ENV.update(os.environ)
+    ENV.pop("PYTHONDONTWRITEBYTECODE", None)
+    if args.kernels:
+        ENV["QUERCUS_KERNELS"] = args.kernels
+    versions = [("", None)] + ([(" old", args.compare)] if args.compare else [])
     load = os.getloadavg()
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average "
           f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {args.rows} penguin-like rows")
@@ -136,24 +161,26 @@ def main() -> None:
         tmp = Path(tmp)
         data = tmp / "penguins.csv"
         write_penguins_like(data, args.rows)
-        print(f"{'algorithm':<11} | {'import':>6} {'cold 1st':>8} {'warm 1st':>8} "
+        print(f"{'algorithm':<15} | {'import':>6} {'cold 1st':>8} {'warm 1st':>8} "
               f"{'2nd fit':>7} {'warm-2nd':>8} | {'cold ok':>7} {'warm ok':>7} | "
-              f"{'cache files':>11} {'nodes':>5}")
+              f"{'cache files':>11} {'nodes':>5} {'numba':>5}")
         for algorithm in args.only:
-            cache = tmp / f"cache-{algorithm}"
-            cache.mkdir()
-            cold = run_child(algorithm, data, cache)
-            files = cache_files(cache)
-            warm = run_child(algorithm, data, cache)
-            gap = warm["first"] - warm["second"]
-            print(f"{algorithm:<11} | {warm['import']:6.2f} {cold['first']:8.2f} "
-                  f"{warm['first']:8.3f} {warm['second']:7.3f} {gap:8.3f} | "
-                  f"{'yes' if cold['first'] <= COLD_TARGET else 'NO':>7} "
-                  f"{'yes' if gap <= WARM_MARGIN else 'NO':>7} | {files:>11} "
-                  f"{warm['nodes']:>5}")
+            for label, src in versions:
+                cache = tmp / f"cache-{algorithm}{label.strip()}"
+                cache.mkdir()
+                cold = run_child(algorithm, data, cache, src)
+                files = cache_files(cache)
+                warm = run_child(algorithm, data, cache, src)
+                gap = warm["first"] - warm["second"]
+                numba = "yes" if warm.get("numba", True) else "no"
+                print(f"{algorithm + label:<15} | {warm['import']:6.2f} {cold['first']:8.2f} "
+                      f"{warm['first']:8.3f} {warm['second']:7.3f} {gap:8.3f} | "
+                      f"{'yes' if cold['first'] <= COLD_TARGET else 'NO':>7} "
+                      f"{'yes' if gap <= WARM_MARGIN else 'NO':>7} | {files:>11} "
+                      f"{warm['nodes']:>5} {numba:>5}")
         if args.no_cli:
             return
-        print(f"\n{'command (whole process)':<44} | {'cold':>6} {'warm':>6} | target")
+        print(f"\n{'command (whole process)':<48} | {'cold':>6} {'warm':>6} | target")
         commands = [
             ("quercus demo", ["demo"], DEMO_TARGET),
             ("quercus train penguins.csv --target species",
@@ -163,13 +190,14 @@ def main() -> None:
               "--out", "m.json"], None),
         ]
         for i, (name, arguments, target) in enumerate(commands):
-            cache = tmp / f"cache-cli-{i}"
-            cache.mkdir()
-            cold = run_cli(arguments, cache, tmp)
-            warm = run_cli(arguments, cache, tmp)
-            verdict = "" if target is None else (
-                f"<= {target:.0f} s cold: {'yes' if cold <= target else 'NO'}")
-            print(f"{name:<44} | {cold:6.2f} {warm:6.2f} | {verdict}")
+            for label, src in versions:
+                cache = tmp / f"cache-cli-{i}{label.strip()}"
+                cache.mkdir()
+                cold = run_cli(arguments, cache, tmp, src)
+                warm = run_cli(arguments, cache, tmp, src)
+                verdict = "" if target is None else (
+                    f"<= {target:.0f} s cold: {'yes' if cold <= target else 'NO'}")
+                print(f"{name:<44}{label:<4} | {cold:6.2f} {warm:6.2f} | {verdict}")
     load = os.getloadavg()
     print(f"load average at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels.binning import bin_columns, edge_grid
+from ._kernel_path import kernels
 from .errors import DataError
+
+bin_columns, edge_grid = kernels("binning", "bin_columns", "edge_grid")
 
 SAMPLE_ROWS = 200_000
 

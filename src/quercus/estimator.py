@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from contextlib import nullcontext
 from numbers import Integral
 
 import numpy as np
@@ -10,6 +11,7 @@ import numpy as np
 from . import multi_output
 from . import params as P
 from . import validation as V
+from ._kernel_path import use_pure
 from .data.schema import Schema, infer_schema
 from .errors import DataError
 from .growing.builders import StoppingRules
@@ -33,6 +35,9 @@ __all__ = ["DecisionTreeClassifier"]
 #: that are equal in exact arithmetic can differ in the last bit depending on the order of
 #: the terms; J48's order mostly leaves such a tie exact, so its first class wins.
 C45_TIE_RTOL = 1e-12
+#: Algorithms whose small fits and predictions run the kernels' pure Python copy
+#: (``_kernel_path``; byte-identical models, tests/test_pure_kernels.py).
+PURE_ALGORITHMS = ("cart", "c45", "id3", "interval")
 
 
 class DecisionTreeClassifier:
@@ -363,8 +368,9 @@ time_limit, max_gap
             from .pruning.c45_cv import search_for
 
             settings = search_for(self, X_encoded, y_codes, weights, schema, settings)
-        self.tree_ = LEARNERS[self.algorithm](X_encoded, y_codes, weights, schema, n_classes,
-                                              settings)
+        with self._kernels_for(X_encoded):
+            self.tree_ = LEARNERS[self.algorithm](X_encoded, y_codes, weights, schema,
+                                                  n_classes, settings)
         self._set_fitted(schema, _has_names(X))
         self._set_pruning_result(settings.pruning_result)
         if settings.result is not None:
@@ -372,6 +378,13 @@ time_limit, max_gap
         if progress is not None and self.algorithm == "optimal":
             progress(1.0)
         return self
+
+    def _kernels_for(self, X):
+        """The kernels' copy for a fit or prediction on X: pure Python when X is small
+        (``_kernel_path.use_pure``), for the algorithms whose pure copy is tested."""
+        if self.algorithm not in PURE_ALGORITHMS:
+            return nullcontext()
+        return use_pure(*X.shape)
 
     def _forget_selection(self) -> None:
         for name in ("cv_results_", "best_params_"):
@@ -608,7 +621,9 @@ time_limit, max_gap
             from . import dask as qdask
 
             return qdask.apply(self, X)
-        return self._check_fitted().apply(self._encode(X))
+        X = self._encode(X)
+        with self._kernels_for(X):
+            return self._check_fitted().apply(X)
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities: the class shares of the training weight at each row's leaf
@@ -620,7 +635,9 @@ time_limit, max_gap
             return qdask.predict_proba(self, X)
         if self._multi_output:
             return multi_output.predict_proba(self, self._encode(X))
-        return self._check_fitted().predict_proba(self._encode(X), laplace=bool(self.laplace))
+        X = self._encode(X)
+        with self._kernels_for(X):
+            return self._check_fitted().predict_proba(X, laplace=bool(self.laplace))
 
     @property
     def _multi_output(self) -> bool:
@@ -645,7 +662,9 @@ time_limit, max_gap
             return qdask.predict(self, X)
         if self._multi_output:
             return multi_output.predict(self, self._encode(X))
-        codes = self._check_fitted().predict_codes(self._encode(X), self._tie_rtol)
+        X = self._encode(X)
+        with self._kernels_for(X):
+            codes = self._check_fitted().predict_codes(X, self._tie_rtol)
         lost = codes < 0  # no class has any probability
         has_lost = bool(lost.any())
         predicted = self.classes_.take(np.where(lost, 0, codes) if has_lost else codes)
@@ -681,7 +700,9 @@ time_limit, max_gap
 
     def decision_path(self, X):
         """Nodes visited by every row, as a scipy sparse CSR indicator matrix."""
-        return self._check_fitted().decision_path(self._encode(X))
+        X = self._encode(X)
+        with self._kernels_for(X):
+            return self._check_fitted().decision_path(X)
 
     def pruned(self, cp: float) -> DecisionTreeClassifier:
         """A copy of this rpart model pruned at complexity ``cp`` (rpart's ``prune(fit,

@@ -11,10 +11,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
-from ._kernels.c45 import xlogx_table
+from ._kernel_path import kernels
 from .growing.builders import StoppingRules, grow
 from .growing.c45 import grow_c45, store_to_nodes, store_to_tree, to_flat_tree
 from .growing.id3 import check_id3_data, grow_id3
@@ -27,6 +26,8 @@ from .splitting.c45 import AttributeInfo
 from .splitting.cart import CartSplitter
 from .splitting.hist import HistSplitter
 from .tree import Tree
+
+xlogx_table = kernels("c45", "xlogx_table")
 
 # criterion and min_samples_leaf when the estimator leaves them as None
 DEFAULT_CRITERION = {"cart": "gini", "id3": "entropy", "c45": "gain_ratio", "interval": "gini",
@@ -231,6 +232,8 @@ def fit_optimal(X, y, sample_weight, schema, n_classes: int, settings: Settings)
     if known.any():
         # one thread: the greedy tree is little work, and parallel kernels on a busy
         # machine can wait for idle threads longer than the whole time limit
+        import numba
+
         threads = numba.get_num_threads()
         numba.set_num_threads(1)
         try:

@@ -19,7 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._kernels.predict import CATEGORICAL, LEAF
+from ._kernel_path import kernels
+
+CATEGORICAL, LEAF = kernels("predict", "CATEGORICAL", "LEAF")
 
 __all__ = [
     "RpartRouting",

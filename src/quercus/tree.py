@@ -6,20 +6,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._kernels.predict import (
-    CATEGORICAL,
-    INTERVAL,
-    LEAF,
-    NUMERIC,
-    WEIGHTED,
-    apply_rows,
-    path_lengths,
-    proba_rows,
-)
-from ._kernels.predict_numeric import FEATURE_SHIFT, MISSING_LEFT, SPLIT, numeric_leaf_lookup
-from ._kernels.predict_surrogate import apply_surrogate_rows, surrogate_paths
+from ._kernel_path import kernels
 from .errors import DataError
 from .rpart_routing import RpartRouting
+
+(CATEGORICAL, INTERVAL, LEAF, NUMERIC, WEIGHTED, apply_rows, path_lengths, proba_rows) = kernels(
+    "predict", "CATEGORICAL", "INTERVAL", "LEAF", "NUMERIC", "WEIGHTED", "apply_rows",
+    "path_lengths", "proba_rows")
+FEATURE_SHIFT, MISSING_LEFT, SPLIT, numeric_leaf_lookup = kernels(
+    "predict_numeric", "FEATURE_SHIFT", "MISSING_LEFT", "SPLIT", "numeric_leaf_lookup")
+apply_surrogate_rows, surrogate_paths = kernels(
+    "predict_surrogate", "apply_surrogate_rows", "surrogate_paths")
 
 __all__ = ["CATEGORICAL", "LEAF", "NUMERIC", "TREE_UNDEFINED", "SklearnTreeView", "Tree",
            "TreeRecorder"]

@@ -13,7 +13,10 @@ import threading
 
 import numpy as np
 
-from .._kernels.class_counts import add_class_counts, advance_slots, descend
+from .._kernel_path import kernels
+
+add_class_counts, advance_slots, descend = kernels(
+    "class_counts", "add_class_counts", "advance_slots", "descend")
 
 # (fit id, partition index) -> (level, int32 row -> slot array); slot -1: row settled
 _SLOTS: dict = {}

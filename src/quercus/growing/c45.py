@@ -12,26 +12,21 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-import numba
 import numpy as np
 
-from .._kernels.c45 import PARALLEL_MIN_WORK, SortedColumns, split_rows
-from .._kernels.c45_grow import entry_sizes, grow_largest_first, grow_nodes, push
-from .._kernels.c45_store import (
-    add_node,
-    attach,
-    detach,
-    flatten,
-    frontier_size,
-    new_frontier,
-    new_store,
-    node_arrays,
-    set_empty,
-    store_scalars,
-)
+from .._kernel_path import kernels
 from ..splitting.c45 import AttributeInfo
 from ..splitting.c45_binary import binary_category_map
 from ..tree import CATEGORICAL, LEAF, NUMERIC, Tree, TreeRecorder
+
+PARALLEL_MIN_WORK, SortedColumns, split_rows = kernels(
+    "c45", "PARALLEL_MIN_WORK", "SortedColumns", "split_rows")
+entry_sizes, grow_largest_first, grow_nodes, push = kernels(
+    "c45_grow", "entry_sizes", "grow_largest_first", "grow_nodes", "push")
+(add_node, attach, detach, flatten, frontier_size, new_frontier, new_store, node_arrays,
+ set_empty, store_scalars) = kernels(
+    "c45_store", "add_node", "attach", "detach", "flatten", "frontier_size", "new_frontier",
+    "new_store", "node_arrays", "set_empty", "store_scalars")
 
 WEIGHTED = -1  # missing_branch of a node whose missing values go down every branch
 NO_MAP = np.zeros(0, dtype=np.int64)  # split_rows: a multiway split's branch is the code
@@ -172,12 +167,14 @@ def grow_c45(X, y, weights, X_full, info: AttributeInfo, *, max_depth=None,
         reporter.add(grow_nodes(*arguments(store, front), n_nodes, parallel))
         return frontier_size(front) > 0
 
-    n_threads = numba.get_num_threads()
     # below PARALLEL_MIN_WORK the root is grown on one thread as in the parallel path (which
     # would expand nothing first and grow the root as a single task), without loading or
     # compiling the parallel path's kernels
-    if columns.values.shape[1] * max(numeric_features.size, 1) < PARALLEL_MIN_WORK:
-        n_threads = 1
+    n_threads = 1
+    if columns.values.shape[1] * max(numeric_features.size, 1) >= PARALLEL_MIN_WORK:
+        import numba
+
+        n_threads = numba.get_num_threads()
     if n_threads > 1:
         reporter.add(grow_largest_first(*arguments(nodes, frontier), PARALLEL_MIN_WORK))
     if n_threads == 1:

@@ -15,14 +15,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._kernels.optimal import (
-    NO_FEATURE,
-    TEST_WIDTH,
-    node_tests,
-    solve_depth2,
-    split_rows,
-)
+from .._kernel_path import kernels
 from ..splitting.optimal_codes import FeatureCodes
+
+NO_FEATURE, TEST_WIDTH, node_tests, solve_depth2, split_rows = kernels(
+    "optimal", "NO_FEATURE", "TEST_WIDTH", "node_tests", "solve_depth2", "split_rows")
 
 SIMILAR_KEPT = 2  # solved row sets kept per (depth, budget) for the similarity bound
 CHUNK_SECONDS = 0.04  # aim of one depth-2 kernel call under a time limit

@@ -8,10 +8,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._kernels.optimal import KNOWN, MAX_SUBSET, ORDERED, SUBSET, TEST_WIDTH, split_rows
+from .._kernel_path import kernels
 from ..splitting.optimal_codes import FeatureCodes, encode_rows, to_flat_split
 from ..tree import CATEGORICAL, LEAF, Tree, TreeRecorder
 from .optimal import OptimalOptions, Search, SearchNode, TimeUp, run_search
+
+KNOWN, MAX_SUBSET, ORDERED, SUBSET, TEST_WIDTH, split_rows = kernels(
+    "optimal", "KNOWN", "MAX_SUBSET", "ORDERED", "SUBSET", "TEST_WIDTH", "split_rows")
 
 # the search stops this long before the time limit to unwind and build the tree
 TIME_MARGIN = 0.03

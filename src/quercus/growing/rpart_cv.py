@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from quercus._kernels.rpart_fold import fold_segments, grow_fold
-from quercus._kernels.rpart_split import cv_walk
 from quercus.growing.rpart_grow import CRITERIA, CategoricalScratch
+
+from .._kernel_path import kernels
+
+fold_segments, grow_fold = kernels("rpart_fold", "fold_segments", "grow_fold")
+cv_walk = kernels("rpart_split", "cv_walk")
 
 
 def thresholds(cps):

@@ -18,13 +18,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from quercus._kernels.rpart_split import (
-    node_best_splits,
-    node_surrogates,
-    partition_segments,
-    route_rows,
-)
 from quercus.rpart_records import FRAME_COLUMNS, SplitRecord
+
+from .._kernel_path import kernels
+
+node_best_splits, node_surrogates, partition_segments, route_rows = kernels(
+    "rpart_split", "node_best_splits", "node_surrogates", "partition_segments", "route_rows")
 
 #: Improvements within this relative distance rank as equal (formula order) where Quercus's
 #: arithmetic is not known to be rpart's own (see ``tie_tolerance``).

@@ -13,14 +13,15 @@ import dataclasses
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 import pandas as pd
 
-from .._kernels.c45 import PARALLEL_MIN_WORK
-from .._kernels.c45_store import copy_store
+from .._kernel_path import kernels
 from ..learners import Settings, grow_c45_collapsed, prune_c45
 from ..tree import Tree
+
+PARALLEL_MIN_WORK = kernels("c45", "PARALLEL_MIN_WORK")
+copy_store = kernels("c45_store", "copy_store")
 
 __all__ = ["CONFIDENCE_GRID", "MIN_SAMPLES_LEAF_GRID", "N_FOLDS", "C45Selection",
            "chosen_settings", "search_for", "select_c45_pruning", "stratified_folds"]
@@ -79,10 +80,18 @@ def _choose(accuracy: np.ndarray, leaves: np.ndarray, rank: np.ndarray) -> int:
     return int(tied[np.argmin(rank.ravel()[tied])])  # argmin: the first of equal ranks
 
 
+def _all_threads() -> int:
+    import numba
+
+    return numba.get_num_threads()
+
+
 @contextmanager
 def _threads(n_threads: int):
     """Run the block on at most ``n_threads`` numba threads (waking threads for a small
     kernel call costs more than the call: ~10 ms against 0.05 ms for 200 rows)."""
+    import numba
+
     before = numba.get_num_threads()
     numba.set_num_threads(max(1, min(n_threads, before)))
     try:
@@ -92,7 +101,7 @@ def _threads(n_threads: int):
 
 
 def _accuracy(tree: Tree, X, y, weights, tie_rtol: float) -> float:
-    with _threads(numba.get_num_threads() if X.shape[0] >= PREDICT_MIN_ROWS else 1):
+    with _threads(_all_threads() if X.shape[0] >= PREDICT_MIN_ROWS else 1):
         correct = tree.predict_codes(X, tie_rtol) == y
     total = weights.sum()
     return float(np.dot(correct, weights) / total) if total > 0 else float(correct.mean())
@@ -115,7 +124,7 @@ def select_c45_pruning(X, y, weights, schema, n_classes: int, settings: Settings
                          f"(one per fold); got {n_known}")
     folds = stratified_folds(y, n_folds, rng)
     small = X.shape[0] * max(X.shape[1], 1) < PARALLEL_MIN_WORK  # one thread throughout
-    with _threads(1 if small else numba.get_num_threads()):
+    with _threads(1 if small else _all_threads()):
         table, best_params = _search(X, y, weights, schema, n_classes, settings, folds,
                                      leaf_sizes, confidences, n_folds, tie_rtol, progress)
     return C45Selection(table, best_params)

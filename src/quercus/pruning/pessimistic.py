@@ -7,7 +7,9 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .._kernels import c45_prune
+from .._kernel_path import kernel_module
+
+c45_prune = kernel_module("c45_prune")
 
 
 def _z(confidence: float) -> float:

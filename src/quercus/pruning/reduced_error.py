@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._kernels.c45 import SMALL
+from .._kernel_path import kernels
 from ..data.java_random import JavaRandom, shuffle
 from ..growing.c45 import C45Node, route
+
+SMALL = kernels("c45", "SMALL")
 
 
 def group_by_class(y: np.ndarray) -> list[int]:

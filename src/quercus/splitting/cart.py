@@ -11,12 +11,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._kernels.impurity import ENTROPY, GINI, impurity_of, node_class_weights
-from .._kernels.partition import partition_orders, route_categorical, route_numeric
-from .._kernels.split_categorical import best_subset_split, category_class_weights
-from .._kernels.split_numeric import FEATURE_THRESHOLD, best_numeric_splits
-from .._kernels.split_random import random_numeric_splits
+from .._kernel_path import kernels
 from ..tree import CATEGORICAL, NUMERIC
+
+ENTROPY, GINI, impurity_of, node_class_weights = kernels(
+    "impurity", "ENTROPY", "GINI", "impurity_of", "node_class_weights")
+partition_orders, route_categorical, route_numeric = kernels(
+    "partition", "partition_orders", "route_categorical", "route_numeric")
+best_subset_split, category_class_weights = kernels(
+    "split_categorical", "best_subset_split", "category_class_weights")
+FEATURE_THRESHOLD, best_numeric_splits = kernels(
+    "split_numeric", "FEATURE_THRESHOLD", "best_numeric_splits")
+random_numeric_splits = kernels("split_random", "random_numeric_splits")
 
 CRITERION_CODES = {"gini": GINI, "entropy": ENTROPY, "log_loss": ENTROPY}
 

@@ -8,11 +8,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._kernels.histogram import fill_histograms, partition_by_bin, scan_histograms
-from .._kernels.split_categorical import best_subset_split
+from .._kernel_path import kernels
 from ..binning import BinMapper
 from ..tree import CATEGORICAL, NUMERIC
 from .cart import Split, SplitterBase
+
+fill_histograms, partition_by_bin, scan_histograms = kernels(
+    "histogram", "fill_histograms", "partition_by_bin", "scan_histograms")
+best_subset_split = kernels("split_categorical", "best_subset_split")
 
 # Below this many (rows x features) a node's histograms are filled on one thread.
 PARALLEL_MIN_WORK = 100_000

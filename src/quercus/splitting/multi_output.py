@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._kernels.impurity import ENTROPY, impurity_of
-from .._kernels.split_numeric import FEATURE_THRESHOLD
+from .._kernel_path import kernels
 from ..tree import NUMERIC
 from .cart import CartSplitter, Split
+
+ENTROPY, impurity_of = kernels("impurity", "ENTROPY", "impurity_of")
+FEATURE_THRESHOLD = kernels("split_numeric", "FEATURE_THRESHOLD")
 
 
 def _midpoint(low: float, high: float) -> float:

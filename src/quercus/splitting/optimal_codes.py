@@ -15,9 +15,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._kernels.optimal import KNOWN, ORDERED
-from .._kernels.split_numeric import _midpoint
+from .._kernel_path import kernels
 from ..tree import CATEGORICAL, NUMERIC
+
+KNOWN, ORDERED = kernels("optimal", "KNOWN", "ORDERED")
+_midpoint = kernels("split_numeric", "_midpoint")
 
 
 @dataclass

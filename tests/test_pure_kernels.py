@@ -1,0 +1,158 @@
+"""The kernels' pure Python copy (``quercus._kernel_path``) gives the compiled kernels' models
+byte for byte: every algorithm it serves, fitted on many small random data sets (ties,
+missing values, categories, fractional weights, up to 11 classes) once with
+``QUERCUS_KERNELS=pure`` and once with ``compiled``, writes the same model file and
+predicts the same probabilities, bit for bit.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import quercus
+from quercus import _kernel_path
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
+
+def _data(seed: int, *, nominal_only: bool = False):
+    """A small random data set: numeric columns with ties and missing values, categorical
+    columns (one with a missing value now and then), 2-11 classes."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(8, 260))
+    n_classes = int(rng.choice([2, 3, 5, 9, 11]))
+    X = pd.DataFrame()
+    n_numeric = 0 if nominal_only else int(rng.integers(1, 5))
+    for j in range(n_numeric):
+        column = np.round(rng.normal(size=n) * 3, int(rng.integers(0, 3)))
+        if not nominal_only and rng.random() < 0.6:
+            column[rng.random(n) < 0.1] = np.nan
+        X[f"n{j}"] = column
+    for j in range(int(rng.integers(1 if nominal_only else 0, 3))):
+        levels = [f"c{k}" for k in range(int(rng.integers(2, 7)))]
+        values = rng.choice(levels, n).astype(object)
+        if not nominal_only and rng.random() < 0.5:
+            values[rng.random(n) < 0.08] = None
+        X[f"k{j}"] = pd.Categorical(values, categories=levels)
+    signal = np.zeros(n)
+    if n_numeric:
+        signal += np.nan_to_num(X["n0"].to_numpy())
+    if "k0" in X:
+        signal += X["k0"].cat.codes.to_numpy() * 0.7
+    noisy = signal + rng.normal(scale=1.5, size=n)
+    y = np.digitize(noisy, np.quantile(noisy, np.linspace(0, 1, n_classes + 1)[1:-1]))
+    weights = rng.choice([0.3, 1.0, 1.0, 2.7], n) if rng.random() < 0.4 else None
+    return X, y, weights
+
+
+CASES = {
+    "cart": ({"algorithm": "cart"}, False),
+    "cart_entropy_balanced": ({"algorithm": "cart", "criterion": "entropy",
+                               "class_weight": "balanced", "min_samples_leaf": 3}, False),
+    "cart_best_first": ({"algorithm": "cart", "max_leaf_nodes": 6, "ccp_alpha": 0.01}, False),
+    "cart_random": ({"algorithm": "cart", "splitter": "random", "random_state": 3,
+                     "max_features": 1}, False),
+    "cart_hist": ({"algorithm": "cart", "splitter": "hist", "max_bins": 8}, False),
+    "cart_hist_255": ({"algorithm": "cart", "splitter": "hist", "max_depth": 4}, False),
+    "c45": ({"algorithm": "c45"}, False),
+    "c45_unpruned_binary": ({"algorithm": "c45", "pruning": False,
+                             "binary_categorical_splits": True}, False),
+    "c45_options": ({"algorithm": "c45", "confidence": 0.1, "subtree_raising": False,
+                     "min_samples_leaf": 4, "laplace": True}, False),
+    "c45_reduced_error": ({"algorithm": "c45", "reduced_error_pruning": True}, False),
+    "id3": ({"algorithm": "id3"}, True),
+    "id3_gain_ratio": ({"algorithm": "id3", "criterion": "gain_ratio"}, True),
+    "interval": ({"algorithm": "interval"}, False),
+    "interval_entropy": ({"algorithm": "interval", "criterion": "entropy",
+                          "max_depth": 3}, False),
+}
+SEEDS = range(12)
+
+
+def _fit(params, data, mode, monkeypatch, path: Path):
+    X, y, weights = data
+    monkeypatch.setenv("QUERCUS_KERNELS", mode)
+    model = quercus.DecisionTreeClassifier(**params).fit(X, y, sample_weight=weights)
+    model.save(path)
+    return path.read_bytes(), model.predict_proba(X), model.apply(X)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_pure_and_compiled_kernels_write_the_same_model_files(case, monkeypatch, tmp_path):
+    params, nominal_only = CASES[case]
+    differing = []
+    for seed in SEEDS:
+        data = _data(seed, nominal_only=nominal_only)
+        if params["algorithm"] == "interval" or nominal_only:
+            data = (data[0], data[1], None)  # no sample weights for these learners
+        pure = _fit(params, data, "pure", monkeypatch, tmp_path / "pure.json")
+        compiled = _fit(params, data, "compiled", monkeypatch, tmp_path / "compiled.json")
+        if (pure[0] != compiled[0] or not np.array_equal(pure[1], compiled[1])
+                or not np.array_equal(pure[2], compiled[2])):
+            differing.append(seed)
+    assert differing == []
+
+
+def test_the_mode_follows_the_size_and_the_environment(monkeypatch):
+    monkeypatch.delenv("QUERCUS_KERNELS", raising=False)
+    monkeypatch.setattr(_kernel_path, "_spent", [0.0])
+    assert _kernel_path.pure_wanted(344, 7)
+    assert not _kernel_path.pure_wanted(_kernel_path.PURE_MAX_WORK + 1, 1)
+    monkeypatch.setattr(_kernel_path, "_spent", [_kernel_path.PURE_BUDGET])
+    assert not _kernel_path.pure_wanted(344, 7)  # the budget is spent: compiled from now on
+    monkeypatch.setenv("QUERCUS_KERNELS", "pure")
+    assert _kernel_path.pure_wanted(10**7, 100)
+    monkeypatch.setenv("QUERCUS_KERNELS", "compiled")
+    assert not _kernel_path.pure_wanted(1, 1)
+    monkeypatch.setenv("QUERCUS_KERNELS", "fast")
+    with pytest.raises(ValueError, match="QUERCUS_KERNELS must be one of auto, pure, compiled"):
+        _kernel_path.pure_wanted(1, 1)
+
+
+def test_pure_sum_and_logarithms_are_numbas():
+    """numpy sums pairwise and its scalar log2 can differ from the C library's in the last
+    bit; the pure copy adds in order and takes the C library's, as numba does."""
+    from numba import njit
+
+    @njit
+    def numba_sum_log2(values, out):
+        for i in range(values.shape[0]):
+            out[i] = np.log2(values[i])
+        return values.sum()
+
+    rng = np.random.default_rng(0)
+    values = rng.random(20_000) * 50
+    out = np.empty_like(values)
+    total = numba_sum_log2(values, out)
+    helpers = _kernel_path._HELPERS
+    assert helpers["__pure_sum"](values) == total
+    assert values.sum() != total  # the case that needs the helper
+    assert all(helpers["__pure_log2"](v) == o for v, o in zip(values[:5000], out[:5000]))
+
+
+SCRIPT = r"""
+import sys
+import quercus
+data = quercus.datasets.load("iris")
+for algorithm in ("cart", "c45", "id3", "interval"):
+    X = data.X if algorithm != "id3" else data.X.apply(
+        lambda c: __import__("pandas").qcut(c, 3, labels=["lo", "mid", "hi"]))
+    model = quercus.DecisionTreeClassifier(algorithm=algorithm).fit(X, data.y)
+    model.predict(X)
+quercus.DecisionTreeClassifier(splitter="hist").fit(data.X, data.y).predict(data.X)
+print("numba" in sys.modules)
+"""
+
+
+def test_small_fits_and_predictions_do_not_import_numba():
+    env = {k: v for k, v in os.environ.items() if k != "QUERCUS_KERNELS"}
+    result = subprocess.run([sys.executable, "-c", SCRIPT], check=True, capture_output=True,
+                            text=True, env={**env, "PYTHONPATH": SRC}, timeout=300)
+    assert result.stdout.strip() == "False"
