@@ -101,6 +101,8 @@ class _Switch:
         return self.target()(*args, **kwargs)
 
     def __getattr__(self, name):
+        if name.startswith("__"):  # staticmethod() and inspection ask for __wrapped__ etc.
+            raise AttributeError(name)
         return getattr(self.target(), name)
 
     def __repr__(self) -> str:

@@ -9,13 +9,15 @@ feature has a bin per value, so its cuts are the exact splitter's).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
-from .._kernels.histogram_regression import fill_sum_histograms, scan_sum_histograms
-from .._kernels.split_regression import best_mean_ordered_split
+from .._kernel_path import kernels
 from .hist import HistSplitter
 from .regression import RegressionNodes, class_free_options
+
+fill_sum_histograms, scan_sum_histograms = kernels(
+    "histogram_regression", "fill_sum_histograms", "scan_sum_histograms")
+best_mean_ordered_split = kernels("split_regression", "best_mean_ordered_split")
 
 # From this many (rows x features) a node's histograms are filled on every thread, a block
 # of features each (a parallel region costs more than a smaller node's whole fill).
@@ -51,7 +53,12 @@ class RegressionHistSplitter(RegressionNodes, HistSplitter):
         hist = np.empty(shape + (3,))
         counts = np.empty(shape, dtype=np.int64)
         parallel = (end - start) * shape[0] >= PARALLEL_MIN_CELLS
-        n_blocks = min(numba.get_num_threads(), shape[0]) if parallel else 1
+        if parallel:
+            import numba  # only nodes big enough for threads, which run compiled
+
+            n_blocks = min(numba.get_num_threads(), shape[0])
+        else:
+            n_blocks = 1
         fill_sum_histograms(self._binned_rows, self.rows(start, end), self._row_sums, hist,
                             counts, n_blocks)
         return hist, counts

@@ -10,18 +10,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._kernels.split_absolute import (
-    best_absolute_splits,
-    best_absolute_subset_split,
-    node_absolute_stats,
-    node_ranks,
-)
-from .._kernels.split_poisson import best_poisson_subset_split, node_poisson_stats
-from .._kernels.split_regression import POISSON, best_regression_splits
+from .._kernel_path import kernels
 from ..errors import DataError
 from ..tree import CATEGORICAL
 from .cart import Split
 from .regression import RegressionSplitter
+
+best_absolute_splits, best_absolute_subset_split, node_absolute_stats, node_ranks = kernels(
+    "split_absolute", "best_absolute_splits", "best_absolute_subset_split",
+    "node_absolute_stats", "node_ranks")
+best_poisson_subset_split, node_poisson_stats = kernels(
+    "split_poisson", "best_poisson_subset_split", "node_poisson_stats")
+POISSON, best_regression_splits = kernels("split_regression", "POISSON",
+                                          "best_regression_splits")
 
 
 class AbsoluteErrorSplitter(RegressionSplitter):
