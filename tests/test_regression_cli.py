@@ -122,3 +122,20 @@ def test_european_csv_target(data_dir, capsys):
     assert cli.main(["predict", "eu.json", "eu.csv"]) == 0
     out = capsys.readouterr().out
     assert out.splitlines() == ["prediction", "1.5", "2.5", "2.5", "2.5"]
+
+
+def test_streaming_a_numeric_target_is_refused_not_read_as_classes(data_dir, capsys):
+    # The chunked reader codes the target as classes: a regression target would train a
+    # classifier of 67 "classes" (as it did before this refusal).
+    argv = ["train", "airquality.csv", "--target", "Ozone", "--stream", "--splitter", "hist",
+            "--out", "s.json"]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == ("quercus: error: airquality.csv: target 'Ozone' is numeric with 67 distinct "
+                   "values, a regression target; reading in chunks trains classifiers only: "
+                   "pass --no-stream (or --task classification for classes)")
+    assert not (data_dir / "s.json").exists()
+    assert cli.main([*argv[:-2], "--task", "classification", "--out", "c.json"]) == 0
+    assert quercus.load_model("c.json").n_classes_ == 67
+    assert cli.main(["train", "iris.csv", "--target", "species", "--stream", "--splitter",
+                     "hist", "--out", "iris.json"]) == 0

@@ -250,6 +250,11 @@ def _train_streaming(args: argparse.Namespace) -> int:
         if progress is not None:
             sys.stderr.write("\n")
     read_seconds = time.perf_counter() - start
+    reason = R.regression_reason(args, pd.Series(list(data.schema.classes.values)))
+    if reason is not None:  # the streaming reader codes the target as classes
+        raise QuercusError(f"{args.data}: {reason}, a regression target; reading in chunks "
+                           "trains classifiers only: pass --no-stream (or --task "
+                           "classification for classes)")
     used = len(data.y)
     if 0 < used < data.n_rows:
         print(f"quercus: warning: {args.data}: left out {data.n_rows - used} of {data.n_rows} "
