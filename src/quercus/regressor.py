@@ -11,6 +11,7 @@ from . import validation as V
 from .data.schema import infer_schema
 from .errors import DataError
 from .estimator import DecisionTreeClassifier as _Classifier
+from .estimator import _is_dask
 from .growing.builders import StoppingRules, grow
 from .learners import AUTO_HIST_CELLS
 from .pruning.cost_complexity import PruningPath, prune, pruning_path
@@ -150,6 +151,10 @@ random_state
         P.check_choice("criterion", self.criterion, list(REGRESSION_CRITERIA))
         P.check_choice("splitter", self.splitter, ["best", "exact", "hist", "auto"])
         P.check_choice("algorithm", self.algorithm, ["cart", "rpart"])
+        if _is_dask(X) or _is_dask(y):  # not computed behind the user's back
+            raise ValueError("DecisionTreeRegressor does not train on a Dask cluster yet; "
+                             "fit on X.compute(), y.compute() (or a DecisionTreeClassifier "
+                             "with splitter='hist' for classes)")
         max_bins = P.resolve_max_bins(self.max_bins)
         if self.algorithm == "rpart" and self.splitter not in ("best", "exact"):
             raise ValueError(f"splitter={self.splitter!r} is for CART; rpart searches every "
