@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quercus.data import Codebook, FeatureSpec, Schema, infer_schema
+from quercus.data.frames import DEFAULT_NA_TOKENS
 from quercus.errors import DataError, ModelFileError
 
 
@@ -284,9 +285,15 @@ def test_schema_json_round_trip_property(
             assert [type(v) for v in a.codebook.values] == [type(v) for v in b.codebook.values]
 
 
+def _no_missing_token(book: list) -> bool:
+    """A codebook read with the default tokens holds none of them ('nan' is a missing
+    value there; reading it as a category needs keep_na, which changes the tokens)."""
+    return not any(isinstance(v, str) and v.strip() in DEFAULT_NA_TOKENS for v in book)
+
+
 @settings(max_examples=60, deadline=None)
 @given(
-    book=codebooks.filter(bool),
+    book=codebooks.filter(bool).filter(_no_missing_token),
     data=st.data(),
 )
 def test_encode_decode_round_trip_property(book: list, data: st.DataObject) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from contextlib import nullcontext
 
 import numpy as np
 
@@ -133,6 +134,7 @@ random_state
     _check_fitted = _Classifier._check_fitted
     _encode = _Classifier._encode
     apply = _Classifier.apply
+    _kernels_for = staticmethod(lambda X: nullcontext())  # compiled kernels (no pure copy yet)
     decision_path = _Classifier.decision_path
     get_depth = _Classifier.get_depth
     get_n_leaves = _Classifier.get_n_leaves
