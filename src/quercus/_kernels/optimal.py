@@ -487,6 +487,21 @@ def node_tests(codes, y, w, rows, n_codes, categorical, n_classes, learn, max_su
 
 
 @njit(cache=True)
+def weight_outside(other, rows, w):
+    """Weight of the rows of ``other`` that are not in ``rows`` (both sorted)."""
+    total = w[0] - w[0]
+    j = 0
+    m = rows.shape[0]
+    for i in range(other.shape[0]):
+        r = other[i]
+        while j < m and rows[j] < r:
+            j += 1
+        if j >= m or rows[j] != r:
+            total += w[r]
+    return total
+
+
+@njit(cache=True)
 def split_rows(codes, rows, test):
     """The node's rows that go left and those that go right (order kept)."""
     g = test[0]

@@ -21,7 +21,9 @@ from .._kernels.optimal import (
     node_tests,
     solve_depth2,
     split_rows,
+    weight_outside,
 )
+from .._kernels.optimal_pairs import binary_features, solve_depth2_binary
 from ..splitting.optimal_codes import FeatureCodes
 
 SIMILAR_KEPT = 2  # solved row sets kept per (depth, budget) for the similarity bound
@@ -98,6 +100,11 @@ class Search:
             o.categorical == "subset"
             and np.any(self.fc.categorical & (self.fc.n_codes > o.max_subset_categories)))
         self.recent: dict = {}
+        # every feature 0/1 without missing values: each node is binary (pair-count solver)
+        self.binary = bool(np.all(self.fc.n_codes <= 2) and np.all(self.codes >= 0))
+        n_features = self.codes.shape[1]
+        self._low = np.zeros(n_features, dtype=np.int64)
+        self._high = np.ones(n_features, dtype=np.int64)
         self.chunk = 1 << 20  # root tests per kernel call (shrinks when one call is slow)
         if np.isfinite(self.deadline):
             self.chunk = 64
@@ -117,7 +124,15 @@ class Search:
         self.stats.depth2_calls += 1
         depth = min(depth, 2)
         first, chunk = 0, self.chunk
-        while True:  # root tests in pieces, so that the time limit is checked in between
+        if self.binary:
+            binary, low, high = True, self._low, self._high
+        else:
+            binary, low, high = binary_features(self.codes, rows, self.codes.shape[1])
+        if binary:  # every feature binary at the node: the pair-count solver
+            solve_depth2_binary(self.codes, self.y, self.w, rows, low, high,
+                                self.fc.categorical, self.n_classes, depth,
+                                self.options.min_samples_leaf, self._error, self._tests)
+        while not binary:  # root tests in pieces: the time limit is checked in between
             began = time.perf_counter()
             n_tests = solve_depth2(self.codes, self.y, self.w, rows, self.fc.n_codes,
                                    self.fc.categorical, self.n_classes, depth, self.learn,
@@ -235,11 +250,11 @@ class Search:
     def similarity_bound(self, rows: np.ndarray, depth: int, budget: int):
         """Lower bound from a solved row set S': removing rows of weight W from S' lowers
         its optimum by at most W, and adding rows never lowers it, so
-        OPT(rows) >= OPT(S') - weight(S' minus rows)."""
+        OPT(rows) >= OPT(S') - weight(S' minus rows). Row sets are sorted (the root's is
+        and splits keep the order)."""
         best = self.w.dtype.type(0)
         for other, cost in self.recent.get((depth, budget), ()):
-            gone = other[~np.isin(other, rows, assume_unique=True)]
-            best = max(best, cost - self.w[gone].sum())
+            best = max(best, cost - weight_outside(other, rows, self.w))
         return best
 
     def _solve_split(self, left, right, depth, b_left, b_right, bound):
