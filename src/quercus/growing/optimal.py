@@ -323,8 +323,11 @@ def run_search(search: Search, rows: np.ndarray, incumbent_cost, incumbent: Sear
                budget: int) -> SearchResult:
     """Improve on the incumbent until proven optimal, the time limit or ``max_gap``."""
     o = search.options
-    bound = equivalent_points_bound(search.codes[rows], search.y[rows], search.w[rows],
-                                    search.n_classes)
+    # only a stopped search reports it: skip the sort when nothing can stop it early
+    bound = incumbent_cost
+    if np.isfinite(search.deadline) or o.max_gap > 0:
+        bound = equivalent_points_bound(search.codes[rows], search.y[rows], search.w[rows],
+                                        search.n_classes)
     # the optimum is the incumbent (no worse than a leaf) or a tree with a split: that one
     # errs at least on the equivalent points and pays the split penalty
     state = RootState(incumbent_cost, incumbent, min(incumbent_cost, bound + search.alpha),
