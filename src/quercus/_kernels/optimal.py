@@ -297,10 +297,10 @@ def _side_tables(table, local, rows_left, n_rows, n_classes, y, w, rows, left, r
 
 
 @njit(cache=True)
-def _evaluate_root(test, left, right, total, offsets, glob, categorical, K, learn,
-                   max_subset, min_leaf, out_error, out_tests, work):
-    """Best depth-2 trees under one root test, given its children's class tables: updates
-    the per-budget bests; returns (cost with <= 2 splits, cost with <= 3 splits)."""
+def _child_bests(left, right, total, offsets, glob, categorical, K, learn, max_subset,
+                 min_leaf, work):
+    """(leaf, best single split) errors of both children of a root test, from their class
+    tables; the children's best tests go to ``work``'s test_l / test_r (feature -1: none)."""
     lvec, rvec, test_l, test_r, empty, empty_err = work
     lvec[:] = 0
     for s in range(offsets[0], offsets[1]):
@@ -314,24 +314,206 @@ def _evaluate_root(test, left, right, total, offsets, glob, categorical, K, lear
                           leaf_l, test_l, empty, empty_err)
     d1_r, _n = scan_tests(right, offsets, glob, categorical, K, learn, max_subset, min_leaf,
                           leaf_r, test_r, empty, empty_err)
-    # budget 2: the root and one child split
-    if test_r[0, 0] != NO_FEATURE and leaf_l + d1_r < out_error[2]:
-        out_error[2] = leaf_l + d1_r
+    return leaf_l, d1_l, leaf_r, d1_r
+
+
+@njit(cache=True)
+def _record_root(test, t, leaf_l, d1_l, leaf_r, d1_r, test_l, test_r, out_error, out_tests,
+                 first_index):
+    """Keep root test number ``t``'s trees where they beat the per-budget bests, or tie
+    with a best found at a later test (``first_index[b]``; -1: found before)."""
+    has_l = test_l[0, 0] != NO_FEATURE
+    has_r = test_r[0, 0] != NO_FEATURE
+    # budget 2: the right child's split first, the left one's only when strictly better
+    own = leaf_l + d1_r
+    side = 1 if has_r else 0
+    if has_l and (side == 0 or d1_l + leaf_r < own):
+        own = d1_l + leaf_r
+        side = 2
+    if side > 0 and (own < out_error[2] or (own == out_error[2] and t < first_index[2])):
+        out_error[2] = own
+        first_index[2] = t
         out_tests[2, 0] = test
         out_tests[2, 1, 0] = NO_FEATURE
-        out_tests[2, 2] = test_r[0]
-    if test_l[0, 0] != NO_FEATURE and d1_l + leaf_r < out_error[2]:
-        out_error[2] = d1_l + leaf_r
-        out_tests[2, 0] = test
-        out_tests[2, 1] = test_l[0]
         out_tests[2, 2, 0] = NO_FEATURE
-    if test_l[0, 0] != NO_FEATURE and test_r[0, 0] != NO_FEATURE \
-            and d1_l + d1_r < out_error[3]:
-        out_error[3] = d1_l + d1_r
+        if side == 1:
+            out_tests[2, 2] = test_r[0]
+        else:
+            out_tests[2, 1] = test_l[0]
+    own = d1_l + d1_r
+    if has_l and has_r and (own < out_error[3] or (own == out_error[3]
+                                                    and t < first_index[3])):
+        out_error[3] = own
+        first_index[3] = t
         out_tests[3, 0] = test
         out_tests[3, 1] = test_l[0]
         out_tests[3, 2] = test_r[0]
+
+
+@njit(cache=True)
+def _evaluate_root(test, left, right, total, offsets, glob, categorical, K, learn,
+                   max_subset, min_leaf, out_error, out_tests, work):
+    """Best depth-2 trees under one root test, given its children's class tables: updates
+    the per-budget bests; returns (cost with <= 2 splits, cost with <= 3 splits)."""
+    leaf_l, d1_l, leaf_r, d1_r = _child_bests(left, right, total, offsets, glob, categorical,
+                                              K, learn, max_subset, min_leaf, work)
+    before = np.full(4, -1, dtype=np.int64)
+    _record_root(test, 0, leaf_l, d1_l, leaf_r, d1_r, work[2], work[3], out_error,
+                 out_tests, before)
     return min(leaf_l + d1_r, d1_l + leaf_r), d1_l + d1_r
+
+
+@njit(cache=True)
+def _cut_bound_open(j, i, k, cw, ends, leaf_l, best_l, leaf_r, best_r, best2, best3):
+    """Whether cut j between the evaluated cuts i < k may still beat the bests: the left
+    child at j holds the rows at i plus W(i, j) more (its optimum is at least that at i,
+    and at least that at k minus W(j, k)), the right child likewise the other way."""
+    gain = cw[ends[j]] - cw[ends[i]]  # rows moved from right to left between i and j
+    loss = cw[ends[k]] - cw[ends[j]]
+    ll = max(leaf_l[i], leaf_l[k] - loss)
+    bl = max(best_l[i], best_l[k] - loss)
+    lr = max(leaf_r[k], leaf_r[i] - gain)
+    br = max(best_r[k], best_r[i] - gain)
+    return min(ll + br, bl + lr) <= best2 or bl + br <= best3
+
+
+@njit(cache=True)
+def _interval_block(tests, t0, t1, g, table, local, offsets, glob, categorical, K, learn,
+                    max_subset, min_leaf, total, y, w, rows, by_slot, slot_start,
+                    out_error, out_tests, work, left, right, ub2, ub3):
+    """The ORDERED root tests ``t0`` to ``t1 - 1`` of feature g (no missing value of g at
+    the node, min_leaf 1), by ConTree's interval pruning: moving the cut right only adds
+    rows to the left child and removes rows from the right one, so neither child's optimum
+    at depth <= 1 falls on the left or rises on the right, and moving rows of weight W
+    changes each by at most W. Between two evaluated cuts i < k this bounds every cut
+    (``_cut_bound_open``); the cuts whose bound is above the bests (strictly: ties are
+    still visited) are skipped, and the middle one of the rest is evaluated. Ties go to the first test in scan order, as in the plain scan.
+    Returns the number of cuts evaluated."""
+    n = rows.shape[0]
+    m = t1 - t0
+    _rows_by_slot(local, g, offsets, n, by_slot, slot_start)
+    ends = np.empty(m, dtype=np.int64)  # rows left of each cut (in by_slot order)
+    s = offsets[g]
+    for j in range(m):
+        while glob[s] != tests[t0 + j, 2]:
+            s += 1
+        ends[j] = slot_start[s + 1]
+    leaf_l = np.zeros(m, dtype=total.dtype)
+    best_l = np.zeros(m, dtype=total.dtype)
+    leaf_r = np.zeros(m, dtype=total.dtype)
+    best_r = np.zeros(m, dtype=total.dtype)
+    first_index = np.full(4, -1, dtype=np.int64)
+    stack = np.empty((2 * m + 2, 2), dtype=np.int64)
+    cw = np.zeros(n + 1, dtype=total.dtype)  # weight of the first q rows in by_slot order
+    for q in range(n):
+        cw[q + 1] = cw[q] + w[rows[by_slot[q]]]
+    evaluated = 0
+    for j in range(m):
+        if j != 0 and j != m - 1:
+            continue
+        _evaluate_cut(tests, t0, j, ends[j], table, local, offsets, glob, categorical, K,
+                      learn, max_subset, min_leaf, total, y, w, rows, by_slot, out_error,
+                      out_tests, work, left, right, first_index, leaf_l, best_l, leaf_r,
+                      best_r)
+        evaluated += 1
+    top = 0
+    if m > 2:
+        stack[0, 0] = 0
+        stack[0, 1] = m - 1
+        top = 1
+    while top > 0:
+        top -= 1
+        i, k = stack[top, 0], stack[top, 1]
+        if k - i <= 1:
+            continue
+        # strict: ub2 / ub3 are trees at later tests, ties must still be visited
+        best2 = min(out_error[1], out_error[2], ub2)
+        best3 = min(best2, out_error[3], ub3)
+        # narrow (i, k) to the cuts whose bound does not exceed the bests
+        lo = k
+        hi = i
+        for j in range(i + 1, k):
+            if _cut_bound_open(j, i, k, cw, ends, leaf_l, best_l, leaf_r, best_r,
+                               best2, best3):
+                lo = min(lo, j)
+                hi = j
+        if lo > hi:
+            continue
+        mid = (lo + hi) // 2
+        mid = (i + k) // 2
+        _evaluate_cut(tests, t0, mid, ends[mid], table, local, offsets, glob, categorical,
+                      K, learn, max_subset, min_leaf, total, y, w, rows, by_slot,
+                      out_error, out_tests, work, left, right, first_index, leaf_l,
+                      best_l, leaf_r, best_r)
+        evaluated += 1
+        stack[top, 0] = mid
+        stack[top, 1] = k
+        stack[top + 1, 0] = i
+        stack[top + 1, 1] = mid
+        top += 2
+    return evaluated
+
+
+@njit(cache=True)
+def _evaluate_cut(tests, t0, j, end, table, local, offsets, glob, categorical, K, learn,
+                  max_subset, min_leaf, total, y, w, rows, by_slot, out_error, out_tests,
+                  work, left, right, first_index, leaf_l, best_l, leaf_r, best_r):
+    """Children's tables of the cut ``j`` of an interval block (the smaller side built row
+    by row), their bests recorded in the block's arrays and the per-budget bests."""
+    n = rows.shape[0]
+    small, big = (left, right) if end <= n - end else (right, left)
+    small[:, :] = 0
+    lo, hi = (0, end) if end <= n - end else (end, n)
+    for q in range(lo, hi):
+        _add_row(small, local, by_slot[q], y, w, rows, K)
+    for s in range(table.shape[0]):
+        for k in range(K + 1):
+            big[s, k] = table[s, k] - small[s, k]
+    a, b, c, d = _child_bests(left, right, total, offsets, glob, categorical, K, learn,
+                              max_subset, min_leaf, work)
+    leaf_l[j], best_l[j], leaf_r[j], best_r[j] = a, b, c, d
+    _record_root(tests[t0 + j], t0 + j, a, b, c, d, work[2], work[3], out_error, out_tests,
+                 first_index)
+
+
+@njit(cache=True)
+def _cut_bounds(tests, errors, first, last, n_tests, table, local, offsets, glob,
+                categorical, K, learn, max_subset, min_leaf, total, codes, y, w, rows,
+                can_skip, out_error, work):
+    """(cost with <= 2 splits, with <= 3) of the best tree found under the best single cut
+    of each numeric feature (without missing values here) among the root tests
+    ``first`` to ``last - 1``; the leaf's error and single splits count too."""
+    ub2 = min(out_error[0], out_error[1])
+    ub3 = ub2
+    if not can_skip:
+        return ub2, ub3
+    n = rows.shape[0]
+    n_features = offsets.shape[0] - 1
+    pick = np.full(n_features, -1, dtype=np.int64)
+    for t in range(first, min(last, n_tests)):
+        g = tests[t, 0]
+        numeric = tests[t, 1] == ORDERED and table[offsets[g + 1] - 1, K] == 0 \
+            and offsets[g + 1] - offsets[g] > 3
+        if numeric and (pick[g] < 0 or errors[t] < errors[pick[g]]):
+            pick[g] = t
+    left = np.zeros_like(table)
+    right = np.zeros_like(table)
+    flags = np.zeros(n, dtype=np.bool_)
+    scratch_error = out_error.copy()
+    scratch_tests = np.zeros((4, 3, TEST_WIDTH), dtype=np.int64)
+    for g in range(n_features):
+        t = pick[g]
+        if t < 0:
+            continue
+        for i in range(n):
+            flags[i] = goes_left(tests[t], codes[rows[i], g])
+        _side_tables(table, local, flags, n, K, y, w, rows, left, right)
+        c2, c3 = _evaluate_root(tests[t], left, right, total, offsets, glob, categorical, K,
+                                learn, max_subset, min_leaf, scratch_error, scratch_tests,
+                                work)
+        ub2 = min(ub2, c2)
+        ub3 = min(ub3, c3, ub2)
+    return ub2, ub3
 
 
 @njit(cache=True)
@@ -395,23 +577,34 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
     sweep_g = -1
     sweep_pos = 0
     sweep_end = 0
-    # Neighbourhood pruning (ConTree): moving rows of weight W from the right child to the
-    # left one lowers the best subtrees' total by at most W, so after a cut that costs
-    # ``slack`` more than the best so far, the next cuts within weight ``slack`` cannot
-    # do better. It needs min_leaf == 1 and the same tests valid on more rows.
+    # ConTree's interval pruning of a numeric feature's cuts (``_interval_block``) needs
+    # min_leaf == 1 and every test at a node to stay a test on more rows
     can_skip = min_leaf == 1
     for g in range(n_codes.shape[0]):
         if categorical[g] and max_subset > 0 and n_codes[g] > max_subset:
             can_skip = False
-    zero = total[0] - total[0]
-    sweep_weight = zero
-    eval_weight = zero
-    slack = zero - 1
-    for t in range(first, min(last, n_tests)):
+    # upper bounds before the scan (ConTree evaluates promising cuts first)
+    ub2, ub3 = _cut_bounds(tests, errors, first, last, n_tests, table, local, offsets, glob,
+                           categorical, K, learn, max_subset, min_leaf, total, codes, y, w,
+                           rows, can_skip, out_error, work)
+    end = min(last, n_tests)
+    t = first
+    while t < end:
         test = tests[t]
         g = test[0]
-        skipping = False
+        t += 1
         two_codes = offsets[g + 1] - offsets[g] == 3 and table[offsets[g + 1] - 1, K] == 0
+        if test[1] == ORDERED and not two_codes and can_skip \
+                and table[offsets[g + 1] - 1, K] == 0:
+            t1 = t
+            while t1 < end and tests[t1, 0] == g and tests[t1, 1] == ORDERED:
+                t1 += 1
+            _interval_block(tests, t - 1, t1, g, table, local, offsets, glob, categorical, K,
+                            learn, max_subset, min_leaf, total, y, w, rows, by_slot,
+                            slot_start, out_error, out_tests, work, left, right, ub2, ub3)
+            sweep_g = -1
+            t = t1
+            continue
         if test[1] == ORDERED and two_codes:
             # a binary feature without missing values here: one test; build the side with
             # fewer rows and take the other from the node's table
@@ -437,15 +630,9 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
                 sweep_end = slot_start[offsets[g + 1] - 1]  # the missing rows follow
                 for q in range(sweep_end, slot_start[offsets[g + 1]]):
                     _add_row(sweep_missing, local, by_slot[q], y, w, rows, K)
-                sweep_weight = zero
-                slack = zero - 1
             while sweep_pos < sweep_end and glob[local[by_slot[sweep_pos], g]] <= test[2]:
                 _add_row(sweep, local, by_slot[sweep_pos], y, w, rows, K)
-                sweep_weight += w[rows[by_slot[sweep_pos]]]
                 sweep_pos += 1
-            skipping = can_skip and sweep_end == n  # no missing value of g at the node
-            if skipping and slack >= 0 and sweep_weight - eval_weight <= slack:
-                continue
             for s in range(table.shape[0]):
                 for k in range(K + 1):
                     v = sweep[s, k]
@@ -457,13 +644,8 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
             for i in range(n):
                 flags[i] = goes_left(test, codes[rows[i], g])
             _side_tables(table, local, flags, n, K, y, w, rows, left, right)
-        c2, c3 = _evaluate_root(test, left, right, total, offsets, glob, categorical, K,
-                                learn, max_subset, min_leaf, out_error, out_tests, work)
-        if test[1] == ORDERED and skipping:
-            best2 = min(out_error[1], out_error[2])
-            best3 = min(best2, out_error[3])
-            slack = min(c3 - best3, c2 - best2)
-            eval_weight = sweep_weight
+        _evaluate_root(test, left, right, total, offsets, glob, categorical, K, learn,
+                       max_subset, min_leaf, out_error, out_tests, work)
     for b in range(1, 4):
         if out_error[b - 1] <= out_error[b]:
             out_error[b] = out_error[b - 1]
@@ -484,6 +666,21 @@ def node_tests(codes, y, w, rows, n_codes, categorical, n_classes, learn, max_su
     scan_tests(table, offsets, glob, categorical, n_classes, learn, max_subset, min_leaf,
                table[0, 0], one, tests, errors)
     return tests, errors
+
+
+@njit(cache=True)
+def weight_outside(other, rows, w):
+    """Weight of the rows of ``other`` that are not in ``rows`` (both sorted)."""
+    total = w[0] - w[0]
+    j = 0
+    m = rows.shape[0]
+    for i in range(other.shape[0]):
+        r = other[i]
+        while j < m and rows[j] < r:
+            j += 1
+        if j >= m or rows[j] != r:
+            total += w[r]
+    return total
 
 
 @njit(cache=True)

@@ -18,8 +18,11 @@ import numpy as np
 from .._kernel_path import kernels
 from ..splitting.optimal_codes import FeatureCodes
 
-NO_FEATURE, TEST_WIDTH, node_tests, solve_depth2, split_rows = kernels(
-    "optimal", "NO_FEATURE", "TEST_WIDTH", "node_tests", "solve_depth2", "split_rows")
+NO_FEATURE, TEST_WIDTH, node_tests, solve_depth2, split_rows, weight_outside = kernels(
+    "optimal", "NO_FEATURE", "TEST_WIDTH", "node_tests", "solve_depth2", "split_rows",
+    "weight_outside")
+binary_features, solve_depth2_binary = kernels("optimal_pairs", "binary_features",
+                                               "solve_depth2_binary")
 
 SIMILAR_KEPT = 2  # solved row sets kept per (depth, budget) for the similarity bound
 CHUNK_SECONDS = 0.04  # aim of one depth-2 kernel call under a time limit
@@ -95,6 +98,11 @@ class Search:
             o.categorical == "subset"
             and np.any(self.fc.categorical & (self.fc.n_codes > o.max_subset_categories)))
         self.recent: dict = {}
+        # every feature 0/1 without missing values: each node is binary (pair-count solver)
+        self.binary = bool(np.all(self.fc.n_codes <= 2) and np.all(self.codes >= 0))
+        n_features = self.codes.shape[1]
+        self._low = np.zeros(n_features, dtype=np.int64)
+        self._high = np.ones(n_features, dtype=np.int64)
         self.chunk = 1 << 20  # root tests per kernel call (shrinks when one call is slow)
         if np.isfinite(self.deadline):
             self.chunk = 64
@@ -114,7 +122,15 @@ class Search:
         self.stats.depth2_calls += 1
         depth = min(depth, 2)
         first, chunk = 0, self.chunk
-        while True:  # root tests in pieces, so that the time limit is checked in between
+        if self.binary:
+            binary, low, high = True, self._low, self._high
+        else:
+            binary, low, high = binary_features(self.codes, rows, self.codes.shape[1])
+        if binary:  # every feature binary at the node: the pair-count solver
+            solve_depth2_binary(self.codes, self.y, self.w, rows, low, high,
+                                self.fc.categorical, self.n_classes, depth,
+                                self.options.min_samples_leaf, self._error, self._tests)
+        while not binary:  # root tests in pieces: the time limit is checked in between
             began = time.perf_counter()
             n_tests = solve_depth2(self.codes, self.y, self.w, rows, self.fc.n_codes,
                                    self.fc.categorical, self.n_classes, depth, self.learn,
@@ -232,11 +248,11 @@ class Search:
     def similarity_bound(self, rows: np.ndarray, depth: int, budget: int):
         """Lower bound from a solved row set S': removing rows of weight W from S' lowers
         its optimum by at most W, and adding rows never lowers it, so
-        OPT(rows) >= OPT(S') - weight(S' minus rows)."""
+        OPT(rows) >= OPT(S') - weight(S' minus rows). Row sets are sorted (the root's is
+        and splits keep the order)."""
         best = self.w.dtype.type(0)
         for other, cost in self.recent.get((depth, budget), ()):
-            gone = other[~np.isin(other, rows, assume_unique=True)]
-            best = max(best, cost - self.w[gone].sum())
+            best = max(best, cost - weight_outside(other, rows, self.w))
         return best
 
     def _solve_split(self, left, right, depth, b_left, b_right, bound):
@@ -305,8 +321,11 @@ def run_search(search: Search, rows: np.ndarray, incumbent_cost, incumbent: Sear
                budget: int) -> SearchResult:
     """Improve on the incumbent until proven optimal, the time limit or ``max_gap``."""
     o = search.options
-    bound = equivalent_points_bound(search.codes[rows], search.y[rows], search.w[rows],
-                                    search.n_classes)
+    # only a stopped search reports it: skip the sort when nothing can stop it early
+    bound = incumbent_cost
+    if np.isfinite(search.deadline) or o.max_gap > 0:
+        bound = equivalent_points_bound(search.codes[rows], search.y[rows], search.w[rows],
+                                        search.n_classes)
     # the optimum is the incumbent (no worse than a leaf) or a tree with a split: that one
     # errs at least on the equivalent points and pays the split penalty
     state = RootState(incumbent_cost, incumbent, min(incumbent_cost, bound + search.alpha),

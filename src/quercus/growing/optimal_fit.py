@@ -89,8 +89,8 @@ def _greedy(search: Search, rows: np.ndarray, depth: int, budget: int) -> Search
     """Greedy incumbent within the split family: at each node the root test of the best
     depth-2 subtree, then the same below."""
     search.check_time()
-    if depth <= 2 or budget <= 2:
-        return search.small(rows, depth, budget)[1]
+    if depth <= 2 or budget <= 2:  # exact: cached for the search that follows
+        return search.solve(rows, depth, budget, np.inf)[1]
     _, tree = search.small(rows, 2, min(budget, 3))
     if tree.test is None:
         return tree
