@@ -99,6 +99,7 @@ def test_same_model_file_as_one_machine(client, tmp_path, params):
         dd.from_pandas(X, npartitions=3), dd.from_pandas(y, npartitions=3))
     assert _model_bytes(est, tmp_path, "dask") == _model_bytes(local, tmp_path, "local")
     assert est.tree_.n_nodes > 7
+    assert est.tree_.n_missing is not None  # rows with a missing value, counted on the workers
 
 
 @pytest.mark.parametrize("n_classes", [2, 5])

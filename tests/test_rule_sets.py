@@ -32,13 +32,13 @@ def is_missing(value) -> bool:
 
 
 def holds(condition: dict, value) -> bool:
-    """Whether a JSON condition holds for one raw value (missing: only 'outside' and
-    'missing' hold)."""
+    """Whether a JSON condition holds for one raw value (missing: only 'outside',
+    'missing' and a condition marked 'or_missing' hold)."""
     op, bound = condition["op"], condition["value"]
     if op == "missing":
         return is_missing(value)
     if is_missing(value):
-        return op == "outside"
+        return op == "outside" or condition.get("or_missing", False)
     if op == "not missing":
         return True
     if op == "=":

@@ -24,6 +24,7 @@ from .learners import (
     Settings,
     fit_cart_binned,
 )
+from .missing_counts import binned_missing_counts, missing_counts
 from .multi_output import fit_multi_output, n_outputs_of
 from .pruning.cost_complexity import PruningPath, pruning_path
 from .tree import LEAF, Tree
@@ -371,6 +372,7 @@ time_limit, max_gap
         with self._kernels_for(X_encoded):
             self.tree_ = LEARNERS[self.algorithm](X_encoded, y_codes, weights, schema,
                                                   n_classes, settings)
+            self.tree_.n_missing = missing_counts(self.tree_, X_encoded, y_codes >= 0)
         self._set_fitted(schema, _has_names(X))
         self._set_pruning_result(settings.pruning_result)
         if settings.result is not None:
@@ -480,6 +482,8 @@ time_limit, max_gap
         settings.progress = progress
         self.tree_ = fit_cart_binned(binned, binner, y_codes, weights, schema,
                                      len(schema.classes), settings)
+        self.tree_.n_missing = binned_missing_counts(self.tree_, binner, binned,
+                                                     schema.categorical_mask)
         self._set_fitted(schema, True)
         return self
 

@@ -15,6 +15,7 @@ from .estimator import DecisionTreeClassifier as _Classifier
 from .estimator import _is_dask
 from .growing.builders import StoppingRules, grow
 from .learners import AUTO_HIST_CELLS
+from .missing_counts import binned_missing_counts, missing_counts
 from .pruning.cost_complexity import PruningPath, prune, pruning_path
 from .splitting.hist_regression import RegressionHistSplitter
 from .splitting.regression import REGRESSION_CRITERIA
@@ -195,6 +196,7 @@ random_state
         else:
             splitter = splitter_class(self.criterion)(X_kept, y_kept, w_kept, **options)
         self.tree_ = prune(grow(splitter, rules, 1), ccp_alpha)
+        self.tree_.n_missing = missing_counts(self.tree_, X_kept)
         self._set_fitted(schema, hasattr(X, "columns"))
         return self
 
@@ -250,6 +252,8 @@ random_state
                                           min_samples_leaf=rules.min_samples_leaf,
                                           min_weight_leaf=rules.min_weight_leaf)
         self.tree_ = prune(grow(splitter, rules, 1, progress=progress), ccp_alpha)
+        self.tree_.n_missing = binned_missing_counts(self.tree_, binner, binned,
+                                                     schema.categorical_mask)
         self._set_fitted(schema, True)
         return self
 

@@ -9,6 +9,7 @@ HTML-escaped; the script only ever sets ``textContent``.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from html import escape
 
 import numpy as np
@@ -25,6 +26,7 @@ from .export.conditions import (
     format_weight,
     is_regressor,
     node_summaries,
+    premise_text,
     regression_labels,
     walk,
 )
@@ -58,7 +60,8 @@ class _TreeWriter:
         self.tree = model.tree_
         self.summaries = node_summaries(model)
         branches = list(walk(self.tree, model.schema_))
-        self.conditions = {b.node: b.condition for b in branches}
+        # the edges say where missing values go (branch_labels), not the conditions
+        self.conditions = {b.node: replace(b.condition, or_missing=False) for b in branches}
         self.paths = {b.node: b.path for b in branches}
         self.regression = is_regressor(model)
         self.best = None if self.regression else self.tree.node_classes()
@@ -102,7 +105,7 @@ class _TreeWriter:
         attrs = {
             "data-node": node, "data-depth": depth,
             "data-branch": self.edge.get(node, "(root)").replace("\n", "; "),
-            "data-path": " AND ".join(str(c) for c in self.paths.get(node, ())) or "TRUE",
+            "data-path": premise_text(self.paths.get(node, ())),
             "data-test": test or "(leaf)",
             "data-samples": int(tree.n_node_samples[node]),
             "data-weight": format_weight(tree.weighted_n_node_samples[node]),

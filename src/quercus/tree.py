@@ -94,6 +94,11 @@ class Tree:
     # rpart trees: surrogate splits, usesurrogate and node risks (quercus.rpart_routing);
     # rows then stop at an internal node when nothing routes them
     rpart: RpartRouting | None = None
+    # per node, the training rows that reached it with its split feature missing (0 at
+    # leaves; ``missing_counts``); None where not recorded (nothing was missing, rpart and
+    # C4.5 trees, files written before it). The text tree and rules show "or missing" on
+    # the branch that took such rows.
+    n_missing: np.ndarray | None = None
 
     def __post_init__(self):
         n = self.kind.shape[0]
@@ -107,6 +112,8 @@ class Tree:
             self.interval_class = np.full(n, -1, dtype=np.int32)
         if self.node_class is not None:
             self.node_class = np.ascontiguousarray(self.node_class, dtype=np.int32)
+        if self.n_missing is not None:
+            self.n_missing = np.ascontiguousarray(self.n_missing, dtype=np.int64)
 
     @property
     def n_nodes(self) -> int:
@@ -391,6 +398,8 @@ class Tree:
             out["node_class"] = self.node_class.tolist()
         if self.rpart is not None:  # likewise
             out["rpart"] = self.rpart.to_dict()
+        if self.n_missing is not None:  # likewise
+            out["n_missing"] = self.n_missing.tolist()
         out["n_classes"] = self.n_classes
         return out
 
@@ -407,6 +416,8 @@ class Tree:
             arrays["node_class"] = np.asarray(data["node_class"], dtype=np.int64)
         if data.get("rpart") is not None:
             arrays["rpart"] = RpartRouting.from_dict(data["rpart"])
+        if data.get("n_missing") is not None:
+            arrays["n_missing"] = np.asarray(data["n_missing"], dtype=np.int64)
         tree = cls(**arrays)
         tree.validate()
         return tree
@@ -435,6 +446,16 @@ class Tree:
                 raise ValueError(f"'node_class' of node {int(bad[0])} is "
                                  f"{int(self.node_class[bad[0]])}, not a class index below "
                                  f"{self.n_classes}")
+        if self.n_missing is not None:
+            if self.n_missing.shape[0] != n:
+                raise ValueError(f"'n_missing' has {self.n_missing.shape[0]} entries, "
+                                 f"'kind' {n}")
+            bad = np.flatnonzero((self.n_missing < 0) | (self.n_missing > self.n_node_samples)
+                                 | ((self.kind == LEAF) & (self.n_missing != 0)))
+            if bad.size:
+                raise ValueError(f"'n_missing' of node {int(bad[0])} is "
+                                 f"{int(self.n_missing[bad[0]])}: not a count of the node's "
+                                 "rows (0 at a leaf)")
         for name in ("child_ptr", "category_ptr"):
             if getattr(self, name).shape[0] != n + 1:
                 raise ValueError(f"'{name}' has {getattr(self, name).shape[0]} entries, "
@@ -629,6 +650,8 @@ def collapse(tree: Tree, to_leaves) -> Tree:
     kept = np.asarray(kept, dtype=np.int64)
     if tree.node_class is not None:
         out.node_class = tree.node_class[kept]
+    if tree.n_missing is not None:
+        out.n_missing = np.where(out.kind == LEAF, 0, tree.n_missing[kept])
     if tree.rpart is not None:
         positions = [np.arange(tree.category_ptr[old], tree.category_ptr[old + 1])
                      for new, old in enumerate(kept.tolist()) if out.kind[new] == CATEGORICAL]

@@ -252,6 +252,7 @@ def _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id, cr
         tree = grow_best_first(splitter, settings.rules, n_classes, class_counts,
                                total_weight, best_first_round, q=batch, progress=progress)
         estimator.tree_ = prune(tree, settings.ccp_alpha)
+        _count_missing(client, parts, estimator.tree_, binner, schema, timeout)
         estimator._set_fitted(schema, has_names)
         return estimator
 
@@ -287,8 +288,21 @@ def _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id, cr
                        local_rows=int(min(local_rows, n_known)), finish_local=finish_local,
                        save=save, state=state)
     estimator.tree_ = prune(tree, settings.ccp_alpha)
+    _count_missing(client, parts, estimator.tree_, binner, schema, timeout)
     estimator._set_fitted(schema, has_names)
     return estimator
+
+
+def _count_missing(client, parts, tree, binner, schema, timeout: float) -> None:
+    """``tree.n_missing`` summed over the partitions (integers: any partitioning gives the
+    one-machine counts)."""
+    futures = client.map(_worker.missing_counts_of, parts, tree=tree, binner=binner,
+                         categorical_mask=schema.categorical_mask, pure=False)
+    total = None
+    for counts in _gather(client, futures, timeout, "the missing-value counts"):
+        if counts is not None:
+            total = counts if total is None else total + counts
+    tree.n_missing = total
 
 
 def _fingerprint(schema, binner, estimator) -> bytes:

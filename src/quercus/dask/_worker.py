@@ -14,6 +14,7 @@ import threading
 import numpy as np
 
 from .._kernel_path import kernels
+from ..missing_counts import binned_missing_counts
 
 add_class_counts, advance_slots, descend = kernels(
     "class_counts", "add_class_counts", "advance_slots", "descend")
@@ -35,6 +36,11 @@ def bin_partition(X_part, y_part, schema, binner) -> dict:
         X, y = X[known], y[known]
     return {"binned": np.ascontiguousarray(binner.transform(X)),
             "y": np.ascontiguousarray(y, dtype=np.int32)}
+
+
+def missing_counts_of(part: dict, tree, binner, categorical_mask):
+    """The partition's share of ``Tree.n_missing`` (None: no missing value reached a split)."""
+    return binned_missing_counts(tree, binner, part["binned"], categorical_mask)
 
 
 def _slots(fit_id: str, index: int, level: int, tables: list, part: dict) -> np.ndarray:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from numbers import Integral, Real
 from typing import NamedTuple
 
@@ -24,6 +24,7 @@ __all__ = [
     "format_weight",
     "node_summaries",
     "node_summary",
+    "premise_text",
     "walk",
 ]
 
@@ -110,12 +111,21 @@ class Condition:
     # how a text shows it, when not as op and value (rpart's strict cuts: "x < 8.5" for
     # x <= the float below 8.5); rules built from it show op and value
     shown: str | None = field(default=None, compare=False)
+    # a missing value satisfies it too: the branch that took the node's training rows
+    # with a missing value (``Tree.n_missing``), shown as "... or missing"
+    or_missing: bool = False
 
     def __post_init__(self) -> None:
         if self.op not in OPS:
             raise ValueError(f"unknown condition operator {self.op!r}")
+        if self.or_missing and self.op in ("missing", "not missing", "outside"):
+            raise ValueError(f"a {self.op!r} condition already says where missing values go")
 
     def __str__(self) -> str:
+        text = self._test_text()
+        return f"{text} or missing" if self.or_missing else text
+
+    def _test_text(self) -> str:
         if self.shown is not None:
             return self.shown
         name = self.feature_name
@@ -142,13 +152,30 @@ def branch_conditions(tree: Tree, node: int, schema) -> list[tuple[int, Conditio
 
     A multiway categorical node (ID3, C4.5) gives one ``feature = category`` condition per
     branch; a binary subset split gives ``feature in {...}`` where a branch holds several
-    categories. Missing-value routing (``tree.missing_branch``) is not shown: a CART node
-    sends missing values down one learned branch, and a C4.5 node (``missing_branch == -1``)
-    sends them down every branch with fractional weight, so no single branch holds them.
-    The exceptions are CART splits of known against missing values: a numeric threshold of
-    +inf ("known values left, missing values right") and a categorical split that sends
-    every known category one way (``not missing`` / ``missing``).
+    categories. Where training rows with a missing value reached a node that sends missing
+    values down one learned branch (``Tree.n_missing``, ``Tree.missing_branch``), that
+    branch says ``or missing``, so a leaf's support is the number of training rows its path
+    matches; where none did, prediction still sends a missing value down that branch, but
+    the text does not say so. A C4.5 node (``missing_branch == -1``) sends missing values
+    down every branch with fractional weight, and an rpart node by its surrogate splits, so
+    no single branch holds them. CART splits of known against missing values show as such:
+    a numeric threshold of +inf ("known values left, missing values right") and a
+    categorical split that sends every known category one way (``not missing`` /
+    ``missing``).
     """
+    out = _branch_conditions(tree, node, schema)
+    counts = tree.n_missing
+    route = int(tree.missing_branch[node])
+    if (counts is not None and counts[node] > 0 and tree.rpart is None
+            and 0 <= route < len(out) and tree.kind[node] in (NUMERIC, CATEGORICAL)):
+        child, condition = out[route]
+        if condition.op not in ("missing", "not missing"):
+            out[route] = (child, replace(condition, or_missing=True))
+    return out
+
+
+def _branch_conditions(tree: Tree, node: int, schema) -> list[tuple[int, Condition]]:
+    """``branch_conditions`` before the ``or missing`` of rows routed by a missing value."""
     children = [int(c) for c in tree.children(node)]
     if not children:
         return []
@@ -200,6 +227,14 @@ def branch_conditions(tree: Tree, node: int, schema) -> list[tuple[int, Conditio
     raise ValueError(f"node {node} has an unknown kind {tree.kind[node]}")
 
 
+def premise_text(conditions) -> str:
+    """Conditions joined by AND (``TRUE`` for none), an ``or missing`` one in parentheses:
+    ``(x <= 3 or missing) AND y = a``."""
+    several = len(conditions) > 1
+    return " AND ".join(f"({c})" if c.or_missing and several else str(c)
+                        for c in conditions) or "TRUE"
+
+
 @dataclass(frozen=True)
 class Branch:
     """A non-root node reached by ``walk``: its id, depth and the conditions from the root."""
@@ -230,8 +265,9 @@ def _narrow(condition: Condition, path: tuple[Condition, ...]) -> Condition:
     if not values:
         return condition
     if len(values) == 1:
-        return Condition(condition.feature_name, "=", values[0])
-    return Condition(condition.feature_name, "in", values)
+        return Condition(condition.feature_name, "=", values[0],
+                         or_missing=condition.or_missing)
+    return Condition(condition.feature_name, "in", values, or_missing=condition.or_missing)
 
 
 def walk(tree: Tree, schema) -> Iterator[Branch]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from dataclasses import replace
 
 import numpy as np
 
@@ -42,8 +43,10 @@ def _escape(text: str) -> str:
 
 
 def _node_conditions(model) -> dict[int, Condition]:
-    """The condition of the branch into every non-root node (narrowed as the text tree)."""
-    return {branch.node: branch.condition for branch in walk(model.tree_, model.schema_)}
+    """The condition of the branch into every non-root node (narrowed as the text tree;
+    without its ``or missing``: the edges show where every missing value goes)."""
+    return {branch.node: replace(branch.condition, or_missing=False)
+            for branch in walk(model.tree_, model.schema_)}
 
 
 def _test_text(model, node: int, conditions: dict[int, Condition]) -> str:

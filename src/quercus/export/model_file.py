@@ -249,7 +249,7 @@ def _with_empty_flags(raw: dict) -> dict:
     return raw
 
 
-_INTEGER_ARRAYS = ("kind", "feature", "child_ptr", "child_ids", "missing_branch",
+_INTEGER_ARRAYS = ("kind", "feature", "child_ptr", "child_ids", "missing_branch", "n_missing",
                    "category_ptr", "category_branch", "n_node_samples", "interval_class")
 
 

@@ -37,10 +37,12 @@ def atomic_conditions(conditions: tuple[Condition, ...]) -> tuple[Condition, ...
     out: list[Condition] = []
     within: dict[str, int] = {}
     for condition in conditions:
-        if condition.op == "between":
+        if condition.op == "between":  # (x > low or missing) and (x <= high or missing)
             low, high = condition.value
-            out.append(Condition(condition.feature_name, ">", low))
-            out.append(Condition(condition.feature_name, "<=", high))
+            out.append(Condition(condition.feature_name, ">", low,
+                                 or_missing=condition.or_missing))
+            out.append(Condition(condition.feature_name, "<=", high,
+                                 or_missing=condition.or_missing))
         elif condition.op == "within" and condition.feature_name in within:
             at = within[condition.feature_name]
             low, high = out[at].value
@@ -64,6 +66,11 @@ def _codes(condition: Condition, spec) -> np.ndarray:
 
 def condition_mask(condition: Condition, X: np.ndarray, schema) -> np.ndarray:
     """Rows of the encoded matrix ``X`` for which ``condition`` holds (boolean array)."""
+    if condition.or_missing:
+        spec = schema.feature(condition.feature_name)
+        column = X[:, schema.feature_names.index(spec.name)]
+        plain = Condition(condition.feature_name, condition.op, condition.value)
+        return condition_mask(plain, X, schema) | np.isnan(column)
     spec = schema.feature(condition.feature_name)
     column = X[:, schema.feature_names.index(spec.name)]
     known = ~np.isnan(column)
@@ -122,6 +129,7 @@ def condition_to_json(condition: Condition) -> dict:
     ``value`` is a number for ``<=`` and ``>``, a category for ``=``, a list of categories
     for ``in``, ``[low, high]`` for ``between``, ``within`` and ``outside``, and null for
     ``missing`` and ``not missing``. Infinite numbers are the strings ``"inf"``/``"-inf"``.
+    A condition that a missing value also satisfies has ``"or_missing": true``.
     """
     op, value = condition.op, condition.value
     if op in ("<=", ">"):
@@ -134,7 +142,10 @@ def condition_to_json(condition: Condition) -> dict:
         value = [_number_to_json(v) for v in value]
     else:
         value = None
-    return {"feature": condition.feature_name, "op": op, "value": value}
+    out = {"feature": condition.feature_name, "op": op, "value": value}
+    if condition.or_missing:  # written only when set: other documents stay as they were
+        out["or_missing"] = True
+    return out
 
 
 def condition_from_json(data: dict) -> Condition:
@@ -154,4 +165,7 @@ def condition_from_json(data: dict) -> Condition:
         value = tuple(_number_from_json(v) for v in value)
     elif op in ("missing", "not missing"):
         value = None
-    return Condition(data["feature"], op, value)  # raises ValueError for an unknown op
+    or_missing = data.get("or_missing", False)
+    if not isinstance(or_missing, bool):
+        raise TypeError(f"a condition's 'or_missing' must be true or false, got {or_missing!r}")
+    return Condition(data["feature"], op, value, or_missing=or_missing)  # ValueError: bad op

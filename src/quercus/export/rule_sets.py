@@ -36,7 +36,13 @@ import numpy as np
 
 from ..errors import DataError, ModelFileError
 from ..pruning.pessimistic import added_errors
-from .conditions import Condition, format_percent, format_value, refuse_regressor
+from .conditions import (
+    Condition,
+    format_percent,
+    format_value,
+    premise_text,
+    refuse_regressor,
+)
 from .rule_match import (
     atomic_conditions,
     condition_from_json,
@@ -96,7 +102,7 @@ class SetRule:
         return self.correct / self.coverage if self.coverage else 0.0
 
     def __str__(self) -> str:
-        premise = " AND ".join(str(c) for c in simplify(self.conditions)) or "TRUE"
+        premise = premise_text(simplify(self.conditions))
         return (f"IF {premise} THEN {self.target} = {format_value(self.label)}  "
                 f"(coverage {self.coverage}, accuracy {format_percent(self.accuracy)})")
 

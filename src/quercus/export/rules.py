@@ -16,6 +16,7 @@ from .conditions import (
     format_weight,
     is_regressor,
     node_summaries,
+    premise_text,
     regression_text,
     walk,
 )
@@ -58,7 +59,7 @@ class Rule:
     spread_name: str = "sd"  # what sd is: "sd", "mad" or "deviance" (regression_labels)
 
     def __str__(self) -> str:
-        premise = " AND ".join(str(c) for c in self.conditions) or "TRUE"
+        premise = premise_text(self.conditions)
         if self.sd is not None:  # IF ... THEN Sales = 7.41 (n = 23, sd 1.9)
             summary = NodeSummary(self.label, self.support, 1.0, False, False, self.sd,
                                   self.spread_name)
@@ -76,7 +77,8 @@ def simplify(path: tuple[Condition, ...]) -> tuple[Condition, ...]:
     """Merge the conditions on each feature, in order of the feature's first appearance.
 
     Numeric bounds keep the tightest ``>`` and the tightest ``<=`` (both: ``"between"``);
-    category sets are intersected; "not missing" is dropped when a bound implies it.
+    category sets are intersected; "not missing" is dropped when a bound implies it. The
+    merged condition admits a missing value only when every condition it merges does.
     """
     by_feature: dict[str, list[Condition]] = {}
     for condition in path:
@@ -85,24 +87,30 @@ def simplify(path: tuple[Condition, ...]) -> tuple[Condition, ...]:
     for name, conditions in by_feature.items():
         highs = [c.value for c in conditions if c.op == "<="]
         lows = [c.value for c in conditions if c.op == ">"]
+        bounds_missing = all(c.or_missing for c in conditions if c.op in ("<=", ">"))
         # rpart's strict cuts (conditions shown as "x < cut"): keep showing them so
         cut = _cut_text if any(c.shown for c in conditions if c.op in ("<=", ">")) else None
         if highs and lows:
             low, high = max(lows), min(highs)
             out.append(Condition(name, "between", (low, high), shown=cut and
-                                 f"{cut(low)} <= {name} < {cut(high)}"))
+                                 f"{cut(low)} <= {name} < {cut(high)}",
+                                 or_missing=bounds_missing))
         elif highs:
             out.append(Condition(name, "<=", min(highs),
-                                 shown=cut and f"{name} < {cut(min(highs))}"))
+                                 shown=cut and f"{name} < {cut(min(highs))}",
+                                 or_missing=bounds_missing))
         elif lows:
             out.append(Condition(name, ">", max(lows),
-                                 shown=cut and f"{name} >= {cut(max(lows))}"))
-        sets = [(c.value,) if c.op == "=" else tuple(c.value)
-                for c in conditions if c.op in ("=", "in")]
+                                 shown=cut and f"{name} >= {cut(max(lows))}",
+                                 or_missing=bounds_missing))
+        in_sets = [c for c in conditions if c.op in ("=", "in")]
+        sets = [(c.value,) if c.op == "=" else tuple(c.value) for c in in_sets]
         if sets:
             kept = tuple(v for v in sets[0] if all(v in s for s in sets[1:]))
-            out.append(Condition(name, "=", kept[0]) if len(kept) == 1
-                       else Condition(name, "in", kept))
+            sets_missing = all(c.or_missing for c in in_sets)
+            out.append(Condition(name, "=", kept[0], or_missing=sets_missing)
+                       if len(kept) == 1 else Condition(name, "in", kept,
+                                                        or_missing=sets_missing))
         out.extend(c for c in conditions if c.op in ("within", "outside"))
         if any(c.op == "missing" for c in conditions):
             out.append(Condition(name, "missing"))
@@ -117,9 +125,11 @@ def tree_to_rules(model) -> list[Rule]:
     A multiway categorical node (ID3, C4.5) contributes ``feature = category``. Empty leaves
     (C4.5 and ID3 leaves that no training row reached) get no rule: they have no training
     support, and a row that reaches one is predicted its parent's majority class, so such a
-    row matches no rule. Missing-value routing is not part of the rules either: CART sends a
-    missing value down one learned branch, C4.5 down every branch with fractional weight;
-    a row with a missing value in a tested feature matches no rule that tests it.
+    row matches no rule. Where a CART node's training rows with a missing value went down
+    its learned branch, that branch's condition says ``or missing`` (so a rule's support is
+    the training rows it matches); C4.5 sends a missing value down every branch with
+    fractional weight, and a row with a missing value in a feature it tests matches no rule
+    that tests it.
     """
     tree = model._check_fitted()
     target = model.schema_.target or ("target" if is_regressor(model) else "class")
