@@ -73,6 +73,7 @@ def grow_fold(X, vals, order, buffer, vbuffer, XC, cat_cols, cat_pos, keep, C, T
     xs = np.empty(n_rows)
     cs = np.empty(n_rows)
     ys = np.empty(n_rows, dtype=np.int64)
+    ws = np.empty(n_rows)
     kv = np.empty((3, K))
     ib = np.empty((2, lmax), dtype=np.int64)
     fb = np.empty(lmax)
@@ -128,12 +129,12 @@ def grow_fold(X, vals, order, buffer, vbuffer, XC, cat_cols, cat_pos, keep, C, T
                 for j in range(p):
                     if is_cat[j]:
                         cp_ = cat_pos[j]
-                        _categorical_best(C[cp_], T[cp_], ROWS[cp_], COUNT[cp_], n_levels[j],
+                        _categorical_best(C[cp_], T[cp_], a, ROWS[cp_], COUNT[cp_], n_levels[j],
                                           min_bucket, crit, K, out[j, :4], sides[j], ib, fb,
                                           bb, kv)
                     else:
                         _numeric_best(vals, y, w, a, order, j, start, nn, min_bucket, crit,
-                                      K, out[j, :4], xs, cs, ys, kv)
+                                      K, out[j, :4], xs, cs, ys, ws, kv)
                 best_v = 0.0
                 for j in range(p):
                     imp = out[j, 0]

@@ -80,10 +80,10 @@ def _mean_class(c, total):
 
 @njit(cache=True)
 def _numeric_best(vals, y, w, a, order, j, start, nn, minbucket, crit, K, out, xs, cs, ys,
-                  kv):
+                  ws, kv):
     """Best cut of numeric feature j; out = (improve, cut, left_lt, count); improve -1 if none.
 
-    xs, cs, ys (at least nn long) and kv (3 x K) are scratch buffers."""
+    xs, cs, ys, ws (at least nn long) and kv (3 x K) are scratch buffers."""
     m = 0
     count = 0
     for i in range(nn):
@@ -95,6 +95,7 @@ def _numeric_best(vals, y, w, a, order, j, start, nn, minbucket, crit, K, out, x
         if w[r] > 0.0:
             xs[m] = v
             ys[m] = y[r]
+            ws[m] = w[r]
             cs[m] = a[y[r]] * w[r]
             m += 1
     out[0] = -1.0
@@ -165,35 +166,63 @@ def _numeric_best(vals, y, w, a, order, j, start, nn, minbucket, crit, K, out, x
                 best_i = i
     if best_i < 0:
         return
-    left[:] = 0.0
-    tl = 0.0
-    for i in range(best_i + 1):
-        left[ys[i]] += cs[i]
-        tl += cs[i]
-    tr = 0.0
-    for k in range(K):
-        right[k] = tot[k] - left[k]
-        tr += right[k]
+    ttot, tl, tr = _scan_sums(ys, cs, ws, a, m, best_i, K, tot, left, right)
     out[0] = _literal_improve(left, tl, right, tr, _parent_term(tot, ttot, crit), crit)
     out[1] = (xs[best_i] + xs[best_i + 1]) / 2.0
     out[2] = 1.0 if _mean_class(left, tl) < _mean_class(right, tr) else 0.0
 
 
 @njit(cache=True)
+def _scan_sums(ys, cs, ws, a, m, best_i, K, tot, left, right):
+    """The sums rpart's improve is made of at the cut after sorted row ``best_i``.
+
+    Found by black-box probing of R's rpart (docs/rpart.md, "Ties between variables"): the
+    class sums are the split weight times the class's case-weight count on each side
+    (``a[k] * n_k``), while the total weights are running sums of the rows' weights
+    ``a[y] * w`` in sorted order: the node's total over all its rows, the left side's by
+    adding the rows moved left, the right side's by subtracting them from the node's total.
+    Returns (node total, left total, right total); the class sums go into tot, left, right.
+    """
+    tot[:] = 0.0
+    left[:] = 0.0
+    ttot = 0.0
+    for i in range(m):
+        tot[ys[i]] += ws[i]
+        ttot += cs[i]
+    tl = 0.0
+    tr = ttot
+    for i in range(best_i + 1):
+        left[ys[i]] += ws[i]
+        tl += cs[i]
+        tr -= cs[i]
+    for k in range(K):
+        right[k] = a[k] * (tot[k] - left[k])
+        left[k] = a[k] * left[k]
+        tot[k] = a[k] * tot[k]
+    return ttot, tl, tr
+
+
+@njit(cache=True)
 def categorical_tallies(XC, cat_cols, y, w, a, order, start, nn, C, T, ROWS, COUNT):
-    """Per-level class sums of every categorical feature at a node, in one pass over its rows.
+    """Per-level class counts of every categorical feature at a node, in one pass over its
+    rows in data order (the segment of the first categorical feature, whose order is the
+    rows' own).
 
     ``XC`` holds the categorical columns row-major (rows x len(cat_cols)); ``C[c, level,
-    class]`` the altered-weighted sums, ``T`` their totals, ``ROWS`` the rows with weight > 0
-    and ``COUNT[c]`` the rows with the feature present.
+    class]`` the case-weight counts, ``T[c, level]`` the sums of the split-weighted rows
+    ``a[y] * w`` in data order and ``T[c, -1]`` their sum over all the levels (the node's
+    total for that feature, also in data order); ``ROWS`` the rows with weight > 0 and
+    ``COUNT[c]`` the rows with the feature present.
     """
     C[:] = 0.0
     T[:] = 0.0
     ROWS[:] = 0
     COUNT[:] = 0
     m = cat_cols.shape[0]
+    last = T.shape[1] - 1
+    lead = cat_cols[0]
     for i in range(nn):
-        r = order[0, start + i]
+        r = order[lead, start + i]
         yr = y[r]
         cw = a[yr] * w[r]
         positive = w[r] > 0.0
@@ -204,15 +233,16 @@ def categorical_tallies(XC, cat_cols, y, w, a, order, start, nn, C, T, ROWS, COU
             COUNT[c] += 1
             if positive:
                 lv = int(v)
-                C[c, lv, yr] += cw
+                C[c, lv, yr] += w[r]
                 T[c, lv] += cw
+                T[c, last] += cw
                 ROWS[c, lv] += 1
 
 
 @njit(cache=True)
-def _categorical_best(c, t, rows, count, nlev, minbucket, crit, K, out, sides, ib, fb, bb,
+def _categorical_best(c, t, a, rows, count, nlev, minbucket, crit, K, out, sides, ib, fb, bb,
                       kv):
-    """Best subset split of one categorical feature from its per-level sums (2 classes:
+    """Best subset split of one categorical feature from its per-level counts (2 classes:
     ordering by class share; more: Gray-code enumeration).
 
     ib (2 x levels, int), fb (levels), bb (2 x levels, bool), kv (3 x K) are scratch."""
@@ -234,9 +264,9 @@ def _categorical_best(c, t, rows, count, nlev, minbucket, crit, K, out, sides, i
         ntot += rows[lv]
         for k in range(K):
             tot[k] += c[lv, k]
-    ttot = 0.0
     for k in range(K):
-        ttot += tot[k]
+        tot[k] = a[k] * tot[k]
+    ttot = t[t.shape[0] - 1]
     parent = _parent_term(tot, ttot, crit)
     left = kv[1]
     right = kv[2]
@@ -245,29 +275,34 @@ def _categorical_best(c, t, rows, count, nlev, minbucket, crit, K, out, sides, i
     best_left[:] = False
     inleft = bb[1]
     inleft[:] = False
+    seq = ib[1]
     if K == 2:
         share = fb
-        perm = ib[1]
         for i in range(npres):
-            share[i] = c[present[i], 0] / t[present[i]]
+            share[i] = a[0] * c[present[i], 0] / t[present[i]]
             # stable insertion sort of the present levels by share
             k = i
-            while k > 0 and share[perm[k - 1]] > share[i]:
-                perm[k] = perm[k - 1]
+            while k > 0 and share[seq[k - 1]] > share[i]:
+                seq[k] = seq[k - 1]
                 k -= 1
-            perm[k] = i
+            seq[k] = i
+        for i in range(npres):
+            seq[i] = present[seq[i]]
         nl = 0
         for s in range(npres - 1):
-            lv = present[perm[s]]
+            lv = seq[s]
             inleft[lv] = True
             nl += rows[lv]
             if nl < minbucket or ntot - nl < minbucket:
                 continue
-            val = _split_value(c, t, inleft, present, npres, K, crit, left, right, parent)
+            val = _split_value(c, t, a, inleft, seq, npres, ttot, K, crit, left, right,
+                               parent)
             if val > best:
                 best = val
                 best_left[:] = inleft
     else:
+        for i in range(npres):
+            seq[i] = present[i]
         cand = np.empty(nlev, dtype=np.int64)
         ncand = 0
         for i in range(npres):
@@ -288,13 +323,14 @@ def _categorical_best(c, t, rows, count, nlev, minbucket, crit, K, out, sides, i
                 nl += rows[lv]
             if nl < minbucket or ntot - nl < minbucket:
                 continue
-            val = _split_value(c, t, inleft, present, npres, K, crit, left, right, parent)
+            val = _split_value(c, t, a, inleft, seq, npres, ttot, K, crit, left, right,
+                               parent)
             if val > best:
                 best = val
                 best_left[:] = inleft
     if best == -np.inf:
         return
-    tl, tr = _set_totals(c, t, best_left, present, npres, K, left, right)
+    tl, tr = _set_sums(c, t, a, best_left, seq, npres, ttot, K, left, right)
     flip = not (_mean_class(left, tl) < _mean_class(right, tr))
     for i in range(npres):
         lv = present[i]
@@ -306,30 +342,36 @@ def _categorical_best(c, t, rows, count, nlev, minbucket, crit, K, out, sides, i
 
 
 @njit(cache=True)
-def _set_totals(c, t, inleft, present, npres, K, left, right):
-    """Class weights of the present levels in ``inleft`` (into ``left``) and of the others
-    (into ``right``), summed level by level; returns the two total weights."""
+def _set_sums(c, t, a, inleft, seq, nseq, ttot, K, left, right):
+    """rpart's sums for the category set ``inleft`` (black-box probing, docs/rpart.md):
+    class sums a[k] times the set's (and the rest's) case-weight counts; the set's total
+    weight the running sum of its levels' weights, in the order ``seq`` (the levels by class
+    share with two classes), the rest's the node total ``ttot`` minus each of them.
+    Returns the two totals."""
     left[:] = 0.0
     right[:] = 0.0
     tl = 0.0
-    tr = 0.0
-    for i in range(npres):
-        lv = present[i]
+    tr = ttot
+    for i in range(nseq):
+        lv = seq[i]
         if inleft[lv]:
             tl += t[lv]
+            tr -= t[lv]
             for k in range(K):
                 left[k] += c[lv, k]
         else:
-            tr += t[lv]
             for k in range(K):
                 right[k] += c[lv, k]
+    for k in range(K):
+        left[k] = a[k] * left[k]
+        right[k] = a[k] * right[k]
     return tl, tr
 
 
 @njit(cache=True)
-def _split_value(c, t, inleft, present, npres, K, crit, left, right, parent):
+def _split_value(c, t, a, inleft, seq, nseq, ttot, K, crit, left, right, parent):
     """The improve of the category set ``inleft`` (rpart's arithmetic, the set first)."""
-    tl, tr = _set_totals(c, t, inleft, present, npres, K, left, right)
+    tl, tr = _set_sums(c, t, a, inleft, seq, nseq, ttot, K, left, right)
     return _literal_improve(left, tl, right, tr, parent, crit)
 
 
@@ -349,6 +391,7 @@ def node_best_splits(vals, XC, cat_cols, cat_pos, y, w, a, order, start, nn, is_
     xs = np.empty(nn)
     cs = np.empty(nn)
     ys = np.empty(nn, dtype=np.int64)
+    ws = np.empty(nn)
     kv = np.empty((3, K))
     ib = np.empty((2, lmax), dtype=np.int64)
     fb = np.empty(lmax)
@@ -356,11 +399,11 @@ def node_best_splits(vals, XC, cat_cols, cat_pos, y, w, a, order, start, nn, is_
     for j in range(vals.shape[0]):
         if is_cat[j]:
             c = cat_pos[j]
-            _categorical_best(C[c], T[c], ROWS[c], COUNT[c], n_levels[j], minbucket, crit, K,
+            _categorical_best(C[c], T[c], a, ROWS[c], COUNT[c], n_levels[j], minbucket, crit, K,
                               out[j], sides[j], ib, fb, bb, kv)
         else:
             _numeric_best(vals, y, w, a, order, j, start, nn, minbucket, crit, K, out[j], xs,
-                          cs, ys, kv)
+                          cs, ys, ws, kv)
 
 
 @njit(cache=True)

@@ -68,33 +68,53 @@ def make_costs(y, w, n_classes, priors=None, loss=None) -> _Costs:
     L = (1.0 - np.eye(n_classes)) if loss is None else np.asarray(loss, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         q = np.where(totals > 0, pi / np.where(f > 0, f, 1.0), 0.0)
-        altered = pi * L.sum(axis=1)
-        altered = altered / altered.sum()
+        altered = altered_priors(pi, L)
         a = np.where(totals > 0, altered / np.where(f > 0, f, 1.0), 0.0)
     return _Costs(q=q, a=a, loss=L, priors=pi, class_totals=totals, total_weight=total,
-                  tie=tie_tolerance(a, w))
+                  tie=tie_tolerance(loss))
 
 
-def tie_tolerance(a, w) -> float:
+def altered_priors(pi, L) -> np.ndarray:
+    """rpart's altered priors pi_i L_i / sum_i pi_i L_i (L_i the row sums of the loss), in
+    the arithmetic black-box probing of rpart found (docs/rpart.md, "Ties between
+    variables"): L_i as the running sum of the products pi_i L(i, j) over j, the divisor as
+    the running sum of all the products pi_i L(i, j), row by row. With default priors this
+    makes rpart's split weights 1 + 2^-52 on, e.g., iris, not exactly 1.
+    """
+    K = len(pi)
+    rows = np.zeros(K)
+    total = 0.0
+    for i in range(K):
+        s = 0.0
+        for j in range(K):
+            term = float(pi[i]) * float(L[i, j])
+            s += term
+            total += term
+        rows[i] = s
+    return rows / total
+
+
+def tie_tolerance(loss) -> float:
     """The relative tolerance for ranking improvements: 0 (exact, as rpart) or TIE_TOLERANCE.
 
     rpart ranks variables by exact comparison of its floating-point improvements, so a
     mathematical tie goes to whichever value its rounding makes larger. Quercus computes
-    improve in rpart's order (``_kernels/rpart_split._literal_improve``), which gives rpart's
-    stored values bit for bit when the split weights are exact: two classes, split weights
-    a = 1 (default priors and 0/1 loss) and unit case weights. There ties are decided
-    exactly, as rpart does. Otherwise (more classes, priors, losses, other weights) rpart's
-    split weights differ from Quercus's in the last bits, so mathematically equal
-    improvements rank in formula order (rpart's documented rule) within TIE_TOLERANCE.
+    improve in rpart's arithmetic as black-box probing found it (``altered_priors`` and
+    ``_kernels/rpart_split``: split weights, per-row running totals, class sums as weight
+    times count), which reproduces rpart's stored values bit for bit with 0/1 loss (any
+    priors, any number of classes); there ties are decided exactly, as rpart does. With
+    another loss matrix rpart's split weights still differ from Quercus's in the last bits,
+    so mathematically equal improvements rank in formula order (rpart's documented rule)
+    within TIE_TOLERANCE.
     """
-    exact = len(a) == 2 and bool(np.all(a == 1.0)) and bool(np.all(w == 1.0))
-    return 0.0 if exact else TIE_TOLERANCE
+    return 0.0 if loss is None else TIE_TOLERANCE
 
 
 class CategoricalScratch:
     """The categorical columns row-major (one pass per node tallies them all) and the
     kernels' scratch buffers; ``keep`` marks the features whose sorted segments are read
-    (numeric ones, and feature 0, whose segment lists the node's rows)."""
+    (numeric ones, feature 0, whose segment lists the node's rows, and the first categorical
+    one, whose segment lists them in data order for the categorical tallies)."""
 
     def __init__(self, X, is_cat, lmax, K):
         self.cols = np.flatnonzero(is_cat).astype(np.int64)
@@ -103,7 +123,7 @@ class CategoricalScratch:
         self.pos[self.cols] = np.arange(len(self.cols))
         m = len(self.cols)
         self.C = np.zeros((m, lmax, K))
-        self.T = np.zeros((m, lmax))
+        self.T = np.zeros((m, lmax + 1))  # the last column: the node's total
         self.ROWS = np.zeros((m, lmax), dtype=np.int64)
         self.COUNT = np.zeros(m, dtype=np.int64)
         self.WL = np.zeros((m, lmax))
@@ -113,6 +133,8 @@ class CategoricalScratch:
         self.keep = ~np.asarray(is_cat, dtype=np.bool_)
         if len(self.keep):
             self.keep[0] = True
+        if m:
+            self.keep[self.cols[0]] = True  # its segments list a node's rows in data order
 
 
 class _Node:
