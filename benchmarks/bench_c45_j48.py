@@ -1,15 +1,20 @@
 """C4.5 fitting time of Quercus against Weka's J48 on the same ARFF file, side by side.
 
 Usage: python benchmarks/bench_c45_j48.py [--rows 100000] [--features 20] [--repeats 3]
-           [--weka /usr/share/java/weka.jar]
+           [--weka /usr/share/java/weka.jar] [--compare OLD_SRC]
 
 Generates the synthetic data set of tools/make_j48_fixtures.py (--big), then times
 - J48 (default options -C 0.25 -M 2): "Time taken to build model" as Weka reports it, and
   the wall time of the whole java command (JVM start, parsing, building, and the
   evaluation on the training data that Weka always does);
-- Quercus: ``DecisionTreeClassifier(algorithm="c45").fit`` on the parsed file, and the wall
-  time of read_arff + fit;
-and checks that both print the identical tree. Needs Java and Weka for the J48 column
+- Quercus: ``DecisionTreeClassifier(algorithm="c45").fit`` on the parsed file, read_arff
+  alone, read_arff + fit in this process, and the whole command
+  ``quercus train big.arff --target class --algorithm c45 --out m.json`` in a fresh process
+  (numba cache warm: one untimed run first);
+and checks that both print the identical tree. ``--compare OLD_SRC`` also times read_arff
+and the whole command of another source tree (a ``src`` directory, e.g. the previous
+commit's ``git archive``) in the same run, rows marked "old". J48 and Quercus take turns in
+every repeat, so that load from other jobs hits both alike; the figures are medians. Needs Java and Weka for the J48 column
 (Debian: apt-get install weka); without them only Quercus is timed.
 """
 
@@ -17,10 +22,12 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import re
 import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -39,31 +46,46 @@ def make_data(path: Path, rows: int, features: int) -> Path:
     return module.make_big(path, rows, features)
 
 
-def time_j48(jar: str, path: Path, repeats: int):
-    builds, walls, tree = [], [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = subprocess.run(["java", "-cp", jar, "weka.classifiers.trees.J48", "-t", str(path),
-                              "-no-cv"], capture_output=True, text=True, check=True).stdout
-        walls.append(time.perf_counter() - start)
-        builds.append(float(re.search(r"Time taken to build model: ([\d.]+)", out).group(1)))
-        begin = out.index("J48 pruned tree")
-        end = out.index("\n", out.index("Size of the tree", begin))
-        tree = out[begin:end + 1]
-    return statistics.median(builds), statistics.median(walls), tree
+def time_j48(jar: str, path: Path) -> tuple[float, float, str]:
+    start = time.perf_counter()
+    out = subprocess.run(["java", "-cp", jar, "weka.classifiers.trees.J48", "-t", str(path),
+                          "-no-cv"], capture_output=True, text=True, check=True).stdout
+    wall = time.perf_counter() - start
+    build = float(re.search(r"Time taken to build model: ([\d.]+)", out).group(1))
+    begin = out.index("J48 pruned tree")
+    end = out.index("\n", out.index("Size of the tree", begin))
+    return build, wall, out[begin:end + 1]
 
 
-def time_quercus(path: Path, repeats: int):
-    fits, walls, model = [], [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        X, y, _ = quercus.read_arff(path)
-        read = time.perf_counter()
-        model = quercus.DecisionTreeClassifier(algorithm="c45").fit(X, y)
-        done = time.perf_counter()
-        fits.append(done - read)
-        walls.append(done - start)
-    return statistics.median(fits), statistics.median(walls), model
+def time_quercus(path: Path):
+    start = time.perf_counter()
+    X, y, _ = quercus.read_arff(path)
+    read = time.perf_counter()
+    model = quercus.DecisionTreeClassifier(algorithm="c45").fit(X, y)
+    done = time.perf_counter()
+    return read - start, done - read, done - start, model
+
+
+READ_SNIPPET = ("import sys, time; start = time.perf_counter(); import quercus; "
+                "imported = time.perf_counter(); quercus.read_arff(sys.argv[1]); "
+                "print(time.perf_counter() - imported)")
+
+
+def time_old_read(src: str, path: Path) -> float:
+    """read_arff of another source tree, in a fresh process (the import not counted)."""
+    out = subprocess.run([sys.executable, "-c", READ_SNIPPET, str(path)], check=True,
+                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": src})
+    return float(out.stdout.split()[-1])
+
+
+def time_command(path: Path, src: str) -> float:
+    """Wall time of ``quercus train`` on the file, whole process, with ``src`` imported."""
+    command = [sys.executable, "-m", "quercus", "train", str(path), "--target", "class",
+               "--algorithm", "c45", "--out", str(path.with_suffix(".json"))]
+    start = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True, cwd=path.parent,
+                   env={**os.environ, "PYTHONPATH": src})
+    return time.perf_counter() - start
 
 
 def main() -> None:
@@ -72,23 +94,61 @@ def main() -> None:
     parser.add_argument("--features", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--weka", default="/usr/share/java/weka.jar")
+    parser.add_argument("--compare", metavar="OLD_SRC",
+                        help="also time read_arff and the command of this source tree")
     args = parser.parse_args()
     X, y, _ = quercus.read_arff(ROOT / "tests" / "data" / "arff" / "iris.arff")
     quercus.DecisionTreeClassifier(algorithm="c45").fit(X, y)  # load the numba cache
+    src = str(Path(quercus.__file__).resolve().parents[1])
+    have_weka = bool(shutil.which("java")) and Path(args.weka).exists()
+    times: dict[str, list[float]] = {}
+
+    def keep(name: str, value: float) -> None:
+        times.setdefault(name, []).append(value)
+
     with tempfile.TemporaryDirectory() as tmp:
         path = make_data(Path(tmp) / "big.arff", args.rows, args.features)
-        q_fit, q_wall, model = time_quercus(path, args.repeats)
-        have_weka = shutil.which("java") and Path(args.weka).exists()
-        if have_weka:
-            j_build, j_wall, j_tree = time_j48(args.weka, path, args.repeats)
+        time_command(path, src)  # the big fit's kernels into the numba cache
+        if args.compare:
+            time_command(path, args.compare)
+        model, j_tree = None, None
+        for _ in range(args.repeats):
+            if have_weka:
+                build, wall, j_tree = time_j48(args.weka, path)
+                keep("j48 build", build)
+                keep("j48 wall", wall)
+            read, fit, both, model = time_quercus(path)
+            keep("read", read)
+            keep("fit", fit)
+            keep("read+fit", both)
+            keep("command", time_command(path, src))
+            if args.compare:
+                keep("old read", time_old_read(args.compare, path))
+                keep("old command", time_command(path, args.compare))
+    med = {name: statistics.median(values) for name, values in times.items()}
+    load = os.getloadavg()
     print(f"C4.5 on {args.rows:,} x {args.features} numeric rows, 3 classes, "
-          f"median of {args.repeats} runs")
-    print(f"{'':28}{'J48':>10}{'Quercus':>10}{'ratio':>8}")
+          f"median of {args.repeats} runs (load average {load[0]:.1f})")
+    print(f"{'':34}{'J48':>10}{'Quercus':>10}{'ratio':>8}")
+    j_build, j_wall = med.get("j48 build"), med.get("j48 wall")
+
+    def row(label: str, j: float | None, q: float) -> None:
+        ratio = f"{j / q:>8.1f}" if j is not None else f"{'-':>8}"
+        j_text = f"{j:>10.2f}" if j is not None else f"{'-':>10}"
+        print(f"{label:34}{j_text}{q:>10.2f}{ratio}")
+
+    row("build / fit (s)", j_build, med["fit"])
+    row("read_arff (s)", None, med["read"])
+    row("read_arff + fit, in process (s)", j_wall, med["read+fit"])
+    row("whole command (s)", j_wall, med["command"])
+    if args.compare:
+        row("  old read_arff (s)", None, med["old read"])
+        row("  old whole command (s)", j_wall, med["old command"])
+    print("ratio: J48's time / Quercus's time; J48's whole java command against each "
+          "(quercus train ... --algorithm c45 --out m.json: a fresh process, numba cache warm)")
     if not have_weka:
-        print(f"{'fit (s)':28}{'-':>10}{q_fit:>10.2f}{'-':>8}   (no Java/Weka here)")
+        print("(no Java/Weka here: J48 not timed)")
         return
-    print(f"{'build / fit (s)':28}{j_build:>10.2f}{q_fit:>10.2f}{j_build / q_fit:>8.1f}")
-    print(f"{'whole command (s)':28}{j_wall:>10.2f}{q_wall:>10.2f}{j_wall / q_wall:>8.1f}")
     same = tree_to_j48(model) == j_tree
     print(f"identical tree text: {'yes' if same else 'NO'} "
           f"({model.get_n_leaves()} leaves, {model.tree_.n_nodes} nodes)")

@@ -139,7 +139,7 @@ def fitted():
 
 
 @pytest.mark.parametrize("target, error", [
-    ("model_writer.json.dump", RuntimeError("disk full")),
+    ("model_writer.json.dumps", RuntimeError("disk full")),
     ("atomic.os.replace", OSError(28, "No space left")),
 ])
 def test_failed_write_leaves_old_file_and_no_temp(tmp_path, monkeypatch, fitted, target, error):

@@ -158,3 +158,21 @@ def test_rows_with_too_few_columns_are_refused_not_read_out_of_bounds():
     narrow = np.zeros((4, int(tree.feature.max())))
     with pytest.raises(ValueError, match="columns"):
         tree.apply(narrow)
+
+
+def test_kept_layout_follows_edits_in_place():
+    """predict keeps the packed nodes and leaf classes between calls; editing the tree's
+    arrays in place (thresholds, class counts) must still change the prediction."""
+    rng = np.random.default_rng(11)
+    tree = random_tree(rng, 4, 6)
+    X = rng.choice(GRID, size=(500, 4))
+    leaves = tree._leaf_lookup(X, np.arange(tree.n_nodes))
+    np.testing.assert_array_equal(leaves, reference_leaves(tree, X))
+    first = tree.predict_codes(X)
+    split = int(np.flatnonzero(tree.kind != LEAF)[0])
+    tree.threshold[split] = 100.0  # every row now goes left at this split
+    np.testing.assert_array_equal(tree._leaf_lookup(X, np.arange(tree.n_nodes)),
+                                  reference_leaves(tree, X))
+    tree.value[:] = 0.0
+    tree.value[:, 2] = 1.0  # every node now predicts class 2
+    assert (tree.predict_codes(X) == 2).all() and not (first == 2).all()

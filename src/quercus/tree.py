@@ -235,7 +235,8 @@ class Tree:
         if self.rpart is not None:  # surrogates; a row may stop at an internal node
             apply_surrogate_rows(X, *self._surrogate_args(), out)
             return lookup[out]
-        layout = self.numeric_layout()
+        layout = self._memo("layout", self.numeric_layout, self.kind, self.feature,
+                            self.threshold, self.child_ptr, self.child_ids, self.missing_branch)
         if layout is not None:  # every split a numeric threshold: the compact kernel
             if lookup.dtype != out.dtype:
                 out = np.empty(X.shape[0], dtype=lookup.dtype)
@@ -352,7 +353,23 @@ class Tree:
             return self._leaf_lookup(X, self.node_class.astype(np.int64))
         if self.has_weighted_missing:
             return most_probable(self.predict_proba(X), tie_rtol)
-        return self._leaf_lookup(X, most_probable(self.node_probabilities(), tie_rtol))
+        lookup = self._memo(("codes", tie_rtol),
+                            lambda: most_probable(self.node_probabilities(), tie_rtol),
+                            self.value, self.empty, self.child_ptr, self.child_ids)
+        return self._leaf_lookup(X, lookup)
+
+    def _memo(self, key, make, *arrays: np.ndarray):
+        """``make()``, kept on the tree until one of ``arrays`` changes (compared byte for
+        byte: a caller may edit the arrays in place). Not pickled (``__getstate__``)."""
+        state = tuple((a.dtype.str, a.shape, a.tobytes()) for a in arrays)
+        memo = self.__dict__.setdefault("_kept", {})
+        kept = memo.get(key)
+        if kept is None or kept[0] != state:
+            kept = memo[key] = (state, make())
+        return kept[1]
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_kept"}
 
     def decision_path(self, X):
         """Nodes visited by every row as a scipy CSR indicator matrix (scikit-learn's
@@ -391,7 +408,7 @@ class Tree:
             if name == "threshold":  # leaves as null, as files always had them
                 array = np.where(self.kind == LEAF, np.nan, array)
             if array.dtype.kind == "f":
-                out[name] = [None if np.isnan(v) else float(v) for v in array.ravel()]
+                out[name] = [None if v != v else v for v in array.ravel().tolist()]  # NaN
             else:
                 out[name] = array.ravel().tolist()
         if self.node_class is not None:  # written only when set: other files stay as they were

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from quercus.data import arff_fast
 from quercus.data.frames import DEFAULT_NA_TOKENS, is_integral, na_tokens, show
 from quercus.data.schema import CATEGORICAL, NUMERIC, Codebook, Dataset, FeatureSpec, Schema
 from quercus.errors import DataError
@@ -178,38 +179,37 @@ class _Parser:
         return [("0" if v is _OMITTED else v) for v in out]
 
 
-def _read_lines(name: str) -> list[str]:
+def _read_bytes(name: str) -> bytes:
     if not os.path.exists(name):
         raise DataError(f"{name}: no such file")
     if os.path.isdir(name):
         raise DataError(f"{name}: is a directory, not an ARFF file")
     try:
         with open(name, "rb") as fh:
-            raw = fh.read()
+            return fh.read()
     except OSError as exc:
         raise DataError(f"{name}: cannot read the file ({exc.strerror})") from None
+
+
+def _decode(raw: bytes) -> str:
     try:
-        text = raw.decode("utf-8-sig")
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
-        text = raw.decode("latin-1")
-    return text.splitlines()
+        return raw.decode("latin-1")
 
 
-def _parse(name: str, tokens: frozenset[str] = DEFAULT_NA_TOKENS,
-           ) -> tuple[list[_Attribute], list[list[str | None]], list[int]]:
-    """Attributes, rows of raw values and the line number of each row."""
-    parser = _Parser(name, tokens)
+def _read_lines(name: str) -> list[str]:
+    return _decode(_read_bytes(name)).splitlines()
+
+
+def _header(parser: _Parser, lines: list[str]) -> tuple[list[_Attribute], int | None]:
+    """The attributes declared before ``@data`` and the index of the ``@data`` line (None
+    when there is none)."""
     attrs: list[_Attribute] = []
-    rows: list[list[str | None]] = []
-    row_lines: list[int] = []
-    in_data = False
-    for number, raw in enumerate(_read_lines(name), 1):
+    for index, raw in enumerate(lines):
+        number = index + 1
         text = parser.strip_comment(raw, number).strip()
         if not text:
-            continue
-        if in_data:
-            rows.append(parser.row(text, number, attrs))
-            row_lines.append(number)
             continue
         keyword = text.split(None, 1)[0].lower()
         if keyword == "@relation":
@@ -222,13 +222,31 @@ def _parse(name: str, tokens: frozenset[str] = DEFAULT_NA_TOKENS,
         elif keyword == "@data":
             if not attrs:
                 raise parser.fail(number, "@data before any @attribute")
-            in_data = True
+            return attrs, index
         else:
             raise parser.fail(number, f"expected @relation, @attribute or @data, got {show(text)}")
-    if not in_data:
+    return attrs, None
+
+
+def _parse(name: str, tokens: frozenset[str] = DEFAULT_NA_TOKENS,
+           lines: list[str] | None = None,
+           ) -> tuple[list[_Attribute], list[list[str | None]], list[int]]:
+    """Attributes, rows of raw values and the line number of each row."""
+    parser = _Parser(name, tokens)
+    if lines is None:
+        lines = _read_lines(name)
+    attrs, at = _header(parser, lines)
+    if at is None:
         raise DataError(
             f"{name}: no @data section" if attrs else f"{name}: not an ARFF file (no @attribute)"
         )
+    rows: list[list[str | None]] = []
+    row_lines: list[int] = []
+    for number in range(at + 2, len(lines) + 1):
+        text = parser.strip_comment(lines[number - 1], number).strip()
+        if text:
+            rows.append(parser.row(text, number, attrs))
+            row_lines.append(number)
     if not rows:
         raise DataError(f"{name}: no data rows after @data")
     return attrs, rows, row_lines
@@ -312,6 +330,89 @@ class _Columns:
         return pd.Series(cat, name=attr), Codebook(tuple(cat.categories))
 
 
+class _Unavailable(Exception):
+    """The fast path lacks what a caller asked for; the careful parser reads the file."""
+
+
+class _RawView(dict):
+    """The raw values of categorical-typed columns, made on first use: the strings, None
+    where missing (what the careful parser gives)."""
+
+    def __init__(self, typed: dict[str, Any]) -> None:
+        super().__init__()
+        self.typed = typed
+
+    def __missing__(self, attr: str) -> np.ndarray:
+        col = self.typed[attr]
+        if isinstance(col, np.ndarray):  # a parsed number has lost its text
+            raise _Unavailable(attr)
+        values = np.asarray(col.categories, dtype=object)[np.maximum(col.codes, 0)]
+        values[col.codes < 0] = None
+        self[attr] = values
+        return values
+
+
+class _TypedColumns(_Columns):
+    """:class:`_Columns` over the fast path's typed columns (float64 arrays for numbers,
+    categoricals of the raw strings otherwise); the rest is the careful code on raw values."""
+
+    def __init__(self, name: str, attrs: list[_Attribute], columns: list, lines: list[int]
+                 ) -> None:
+        self.name, self.attrs, self.lines = name, {a.name: a for a in attrs}, lines
+        self.typed = {a.name: col for a, col in zip(attrs, columns)}
+        self.raw = _RawView(self.typed)
+
+    def floats(self, attr: str) -> np.ndarray:
+        col = self.typed[attr]
+        return col if isinstance(col, np.ndarray) else super().floats(attr)
+
+    def _recoded(self, attr: str, categories: pd.Index) -> pd.Categorical | None:
+        col = self.typed[attr]
+        if isinstance(col, np.ndarray):
+            raise _Unavailable(attr)
+        remap = categories.get_indexer(pd.Index(col.categories, dtype=object))
+        if (remap < 0).any():
+            return None
+        codes = np.asarray(col.codes, dtype=np.int64)
+        codes = np.where(codes < 0, -1, remap[np.maximum(codes, 0)])
+        return pd.Categorical.from_codes(codes, categories=categories)
+
+    def nominal(self, attr: str) -> pd.Categorical:
+        declared = self.attrs[attr].values or ()
+        cat = self._recoded(attr, pd.Index(list(declared), dtype=object))
+        return super().nominal(attr) if cat is None else cat  # the careful error
+
+    def strings(self, attr: str) -> pd.Categorical:
+        values = sorted(self.typed[attr].categories)
+        cat = self._recoded(attr, pd.Index(values, dtype=object))
+        assert cat is not None
+        return cat
+
+
+def _fast_columns(name: str, raw: bytes, tokens: frozenset[str],
+                  schema: Schema | None) -> tuple[list[_Attribute], _Columns] | None:
+    """The attributes and typed columns of a file whose data section the fast path reads
+    (:mod:`quercus.data.arff_fast`), else None."""
+    parts = arff_fast.split_header(raw)
+    if parts is None:
+        return None
+    lines = _decode(parts[0]).splitlines()
+    try:
+        attrs, at = _header(_Parser(name, tokens), lines)
+    except DataError:
+        return None
+    if at != len(lines) - 1:
+        return None
+    raw_strings = set() if schema is None else {s.name for s in schema.features
+                                                if s.is_categorical}
+    kinds = [("string", None) if a.name in raw_strings else (a.kind, a.values) for a in attrs]
+    parsed = arff_fast.dense_columns(parts[1], kinds, tokens)
+    if parsed is None:
+        return None
+    columns, data_lines = parsed
+    return attrs, _TypedColumns(name, attrs, columns, (data_lines + len(lines) + 1).tolist())
+
+
 def read_arff(
     path: str | os.PathLike, target: str | None = None, *, schema: Schema | None = None,
     na_values: Sequence[str] | str | None = None, keep_na: Sequence[str] | str | None = None,
@@ -345,8 +446,19 @@ def read_arff(
     """
     name = os.fspath(path)
     tokens = na_tokens(na_values, keep_na, None if schema is None else schema.missing_tokens)
-    attrs, rows, lines = _parse(name, tokens)
-    cols = _Columns(name, attrs, rows, lines)
+    raw = _read_bytes(name)
+    fast = _fast_columns(name, raw, tokens, schema)
+    if fast is not None:
+        try:
+            return _dataset(name, *fast, tokens, schema, target)
+        except (DataError, _Unavailable):
+            pass  # the careful parser words the error
+    attrs, rows, lines = _parse(name, tokens, _decode(raw).splitlines())
+    return _dataset(name, attrs, _Columns(name, attrs, rows, lines), tokens, schema, target)
+
+
+def _dataset(name: str, attrs: list[_Attribute], cols: _Columns, tokens: frozenset[str],
+             schema: Schema | None, target: str | None) -> Dataset:
     names = [a.name for a in attrs]
     if schema is not None:
         return _with_schema(cols, names, schema, target)
@@ -367,7 +479,7 @@ def read_arff(
         else:
             data[attr] = cat = cols.categorical(attr)
             features.append(FeatureSpec(attr, CATEGORICAL, _codebook(name, attr, cat)))
-    X = pd.DataFrame(data, index=pd.RangeIndex(len(rows)))
+    X = pd.DataFrame(data, index=pd.RangeIndex(len(cols.lines)))
     y, classes = cols.labels(target)
     schema = Schema(tuple(features), target, classes, tokens)
     if schema.na_tokens is not None:

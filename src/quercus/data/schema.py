@@ -361,9 +361,13 @@ class Schema:
 
     def _reject_infinity(self, encoded: np.ndarray) -> None:
         """DataError naming the column and row of the first infinite value (NaN is missing;
-        infinity has no place between thresholds). Two reductions, no temporary arrays."""
+        infinity has no place between thresholds). One sum when it is finite (then every
+        value is), else two reductions; no temporary arrays."""
         if encoded.size == 0:
             return
+        with np.errstate(all="ignore"):
+            if np.isfinite(np.add.reduce(encoded, axis=None)):
+                return
         with np.errstate(invalid="ignore"):
             low, high = np.fmin.reduce(encoded, axis=None), np.fmax.reduce(encoded, axis=None)
         if (np.isfinite(low) or np.isnan(low)) and (np.isfinite(high) or np.isnan(high)):

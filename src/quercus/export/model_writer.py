@@ -161,8 +161,8 @@ def save_model(model, path) -> None:
     document = model_to_dict(model)
 
     def write(handle: TextIO) -> None:
-        json.dump(document, handle, allow_nan=False, indent=1)
-        handle.write("\n")
+        # one string, one write: the same text as json.dump, without its many small writes
+        handle.write(json.dumps(document, allow_nan=False, indent=1) + "\n")
 
     try:
         write_atomically(path, write)
