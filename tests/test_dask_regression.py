@@ -84,18 +84,21 @@ def test_exact_sums_are_correctly_rounded():
     assert naive != float(sum(map(Fraction, cases[0])))  # so the first case has teeth
 
 
-@pytest.mark.parametrize("params", [
-    {"max_depth": 5},
-    {"max_depth": None, "min_samples_leaf": 5},
-    {"max_depth": 7, "criterion": "friedman_mse", "min_impurity_decrease": 50.0},
-    {"max_depth": 6, "ccp_alpha": 20.0, "min_weight_fraction_leaf": 0.02},
-    {"max_leaf_nodes": 12},
+ONE, THREE, EIGHT, EMPTY = [1200], [400, 500, 300], [150] * 8, [700, 0, 500]
+
+
+@pytest.mark.parametrize(("params", "partitionings"), [
+    ({"max_depth": 5}, [ONE, THREE, EIGHT, EMPTY]),
+    ({"max_depth": None, "min_samples_leaf": 5}, [EIGHT]),
+    ({"max_depth": 7, "criterion": "friedman_mse", "min_impurity_decrease": 50.0}, [THREE]),
+    ({"max_depth": 6, "ccp_alpha": 20.0, "min_weight_fraction_leaf": 0.02}, [EMPTY]),
+    ({"max_leaf_nodes": 12}, [THREE, EIGHT]),
 ])
-def test_same_model_file_as_one_machine(client, tmp_path, params):
+def test_same_model_file_as_one_machine(client, tmp_path, params, partitionings):
     X, y = _data()
     local = DecisionTreeRegressor(splitter="hist", **params).fit(X, y)
     reference = _model_bytes(local, tmp_path, "local")
-    for sizes in ([1200], [400, 500, 300], [150] * 8, [700, 0, 500]):
+    for sizes in partitionings:
         est = DecisionTreeRegressor(splitter="hist", **params).fit(*_split(X, y, sizes))
         assert _model_bytes(est, tmp_path, "dask") == reference, sizes
 

@@ -4,7 +4,7 @@ A value v whose lowest set bit is at least 2**scale is the integer v / 2**scale;
 integer is stored as base-2**32 digits (``n_limbs`` int64 limbs, the value's sign on every
 digit, so a limb need not lie in [0, 2**32)). Limbs add up exactly in any order (a limb
 stays below 2**63 for fewer than 2**30 rows), so sums over any partitioning of the rows are
-the same integers; ``round_limbs`` rounds such a sum to the nearest float64 (ties to even).
+the same integers; ``round_sums`` rounds such a sum to the nearest float64 (ties to even).
 ``splitting/exact_sums.py`` chooses the scales and limb counts from the data's range.
 """
 
@@ -190,13 +190,18 @@ def _round_one(limbs, i, offset, n_limbs, scale, digits):
 
 
 @njit(cache=True)
-def round_limbs(limbs, offset, n_limbs, scale, count, out):
-    """out[i] = the float64 nearest to the sum that ``limbs[i, offset:offset + n_limbs]``
-    holds at ``scale`` (``limbs`` is (n, width) int64; column ``count`` counts the rows:
-    a sum of no rows is 0)."""
-    digits = np.empty(n_limbs, dtype=np.int64)
+def round_sums(limbs, offsets, sizes, scales, count, unit_weights, n_quantities, out):
+    """out[i, q] for the first ``n_quantities`` quantities q of (W, S, Q): the float64
+    nearest to the sum at ``scales[q]`` in ``limbs[i, offsets[q]:offsets[q] + sizes[q]]``;
+    a quantity without limbs is the row count (W with unit weights) or 0; a sum of no rows
+    (``limbs[i, count]`` 0) is 0."""
+    digits = np.empty(max(sizes.max(), 1), dtype=np.int64)
     for i in range(limbs.shape[0]):
-        if limbs[i, count] == 0:
-            out[i] = 0.0
-        else:
-            out[i] = _round_one(limbs, i, offset, n_limbs, scale, digits)
+        empty = limbs[i, count] == 0
+        for q in range(n_quantities):
+            if sizes[q] == 0:
+                out[i, q] = float(limbs[i, count]) if q == 0 and unit_weights else 0.0
+            elif empty:
+                out[i, q] = 0.0
+            else:
+                out[i, q] = _round_one(limbs, i, offsets[q], sizes[q], scales[q], digits)

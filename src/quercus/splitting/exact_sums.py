@@ -14,14 +14,15 @@ A last column counts the rows. With unit weights the weight is that count (no li
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from .._kernel_path import kernels
 from ..errors import DataError
 
-round_limbs, to_limbs, value_range = kernels("exact_sums", "round_limbs", "to_limbs",
-                                             "value_range")
+round_sums, to_limbs, value_range = kernels("exact_sums", "round_sums", "to_limbs",
+                                            "value_range")
 
 #: Limbs of 32 bits per quantity at most: a range of about 2**(32 * 16 - 53 - 30) between
 #: the smallest and largest |w * y * y|; wider targets are refused (``DataError``).
@@ -60,12 +61,14 @@ class SumLayout:
         first ``quantities`` of them; the others NaN)."""
         flat = np.ascontiguousarray(limbs.reshape(-1, self.width))
         out = np.full((flat.shape[0], 3), np.nan)
-        for q, (offset, n_limbs, scale) in enumerate(self.quantities[:quantities]):
-            if n_limbs:
-                round_limbs(flat, offset, n_limbs, scale, self.count, out[:, q])
-            else:  # unit weights (W is the count), or a quantity that is zero throughout
-                out[:, q] = flat[:, self.count] if q == 0 and self.unit_weights else 0.0
+        offsets, sizes, scales = self._arrays
+        round_sums(flat, offsets, sizes, scales, self.count, self.unit_weights, quantities,
+                   out)
         return out.reshape(limbs.shape[:-1] + (3,))
+
+    @cached_property
+    def _arrays(self) -> tuple:
+        return tuple(np.array(column, dtype=np.int64) for column in zip(*self.quantities))
 
     def round_hist(self, limbs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """A node's limb histograms (n_features, bins, width) -> float sums (n_features,
