@@ -447,13 +447,3 @@ def test_cli_checkpoint_and_resume_after_a_lost_driver(client, tmp_path, monkeyp
         assert _cli("train", path, *argv, "--out", tmp_path / "m.json") == 2
         assert capsys.readouterr().err.strip() == f"quercus: error: {message}"
     assert not (tmp_path / "m.json").exists()
-
-
-def test_a_regressor_refuses_dask_input_instead_of_computing_it():
-    from quercus import DecisionTreeRegressor
-
-    X = dd.from_pandas(pd.DataFrame({"a": np.arange(40.0)}), npartitions=2)
-    y = dd.from_pandas(pd.Series(np.arange(40.0), name="y"), npartitions=2)
-    with pytest.raises(ValueError, match="^DecisionTreeRegressor does not train on a Dask "
-                                         "cluster yet; fit on X.compute"):
-        DecisionTreeRegressor(splitter="hist").fit(X, y)

@@ -236,27 +236,29 @@ def test_predict_gives_each_rows_leaf_mean(categorical):
 
 
 def test_fill_equals_bincount_for_any_blocks():
-    from quercus._kernels.histogram_regression import fill_sum_histograms
+    from quercus._kernels.exact_sums import fill_limb_histograms
+    from quercus.splitting.exact_sums import layout_of
 
     rng = np.random.default_rng(5)
     binned = rng.integers(0, 7, size=(300, 5)).astype(np.uint8)  # row-major bins
     y, w = rng.normal(size=300), rng.random(300)
-    row_sums = np.ascontiguousarray(np.stack([w, w * y, w * y * y], axis=1))
+    layout = layout_of(y, w)
+    row_limbs = layout.row_limbs(y, w)
     rows = np.sort(rng.choice(300, 120, replace=False)).astype(np.int64)
     outs = []
     for n_blocks in (1, 2, 5):
-        hist, counts = np.full((5, 8, 3), 9.0), np.full((5, 8), 9, dtype=np.int64)
-        fill_sum_histograms(binned, rows, row_sums, hist, counts, n_blocks)
-        outs.append((hist, counts))
+        limbs = np.full((5, 8, layout.width), 9, dtype=np.int64)
+        fill_limb_histograms(binned, rows, row_limbs, limbs, n_blocks)
+        outs.append(limbs)
+    hist, counts = layout.round_hist(outs[0])
     for f in range(5):
         b = binned[rows, f]
-        np.testing.assert_array_equal(outs[0][1][f], np.bincount(b, minlength=8))
-        for k, weights in enumerate((w[rows], (w * y)[rows], (w * y * y)[rows])):
-            np.testing.assert_allclose(outs[0][0][f, :, k],
+        np.testing.assert_array_equal(counts[f], np.bincount(b, minlength=8))
+        for k, weights in enumerate((w[rows], (w * y)[rows])):  # Q: per node only
+            np.testing.assert_allclose(hist[f, :, k],
                                        np.bincount(b, weights=weights, minlength=8), atol=1e-12)
-    for hist, counts in outs[1:]:  # bit for bit, whatever the blocks
-        np.testing.assert_array_equal(hist, outs[0][0])
-        np.testing.assert_array_equal(counts, outs[0][1])
+    for limbs in outs[1:]:  # the same integers, whatever the blocks
+        np.testing.assert_array_equal(limbs, outs[0])
 
 
 def test_hist_refuses_criteria_its_sums_cannot_rank(monkeypatch):

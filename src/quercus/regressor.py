@@ -154,10 +154,10 @@ random_state
         P.check_choice("criterion", self.criterion, list(REGRESSION_CRITERIA))
         P.check_choice("splitter", self.splitter, ["best", "exact", "hist", "auto"])
         P.check_choice("algorithm", self.algorithm, ["cart", "rpart"])
-        if _is_dask(X) or _is_dask(y):  # not computed behind the user's back
-            raise ValueError("DecisionTreeRegressor does not train on a Dask cluster yet; "
-                             "fit on X.compute(), y.compute() (or a DecisionTreeClassifier "
-                             "with splitter='hist' for classes)")
+        if _is_dask(X) or _is_dask(y):  # a cluster fit (quercus.dask; docs/distributed.md)
+            from . import dask as qdask
+
+            return qdask.fit(self, X, y, sample_weight)
         max_bins = P.resolve_max_bins(self.max_bins)
         if self.algorithm == "rpart" and self.splitter not in ("best", "exact"):
             raise ValueError(f"splitter={self.splitter!r} is for CART; rpart searches every "
@@ -269,7 +269,12 @@ random_state
             del self.feature_names_in_
 
     def predict(self, X) -> np.ndarray:
-        """The prediction of each row's leaf (its training rows' mean, or median)."""
+        """The prediction of each row's leaf (its training rows' mean, or median); a Dask
+        Series or Array for a Dask X."""
+        if _is_dask(X):
+            from . import dask as qdask
+
+            return qdask.predict(self, X)
         tree: Tree = self._check_fitted()
         return tree.leaf_values(self._encode(X))
 

@@ -408,7 +408,7 @@ class Tree:
             if name == "threshold":  # leaves as null, as files always had them
                 array = np.where(self.kind == LEAF, np.nan, array)
             if array.dtype.kind == "f":
-                out[name] = [None if v != v else v for v in array.ravel().tolist()]  # NaN
+                out[name] = [None if v != v else v for v in array.ravel().tolist()]  # noqa: PLR0124 (NaN)
             else:
                 out[name] = array.ravel().tolist()
         if self.node_class is not None:  # written only when set: other files stay as they were

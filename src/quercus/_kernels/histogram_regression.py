@@ -1,54 +1,12 @@
-"""Regression histograms: per feature and bin, the sums ``(W, S, Q)`` of a node's rows
-(weight, weighted target, weighted squared target; ``split_regression.py``) and the best
-squared-error cut in them. The classifier's kernels (``histogram.py``) hold class weights
+"""The best squared-error cut in regression histograms: per feature and bin, the sums
+``(W, S, Q)`` of a node's rows (weight, weighted target, weighted squared target), filled
+exactly by ``exact_sums.py``. The classifier's kernels (``histogram.py``) hold class weights
 instead; the scan visits the same cuts in the same order."""
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
-
-
-@njit(cache=True)
-def _fill_features(binned_rows, rows, row_sums, hist, counts, low, high):
-    """Histograms of features ``low:high``, zeroed first."""
-    hist[low:high, :, :] = 0.0
-    counts[low:high, :] = 0
-    for p in range(rows.shape[0]):
-        r = rows[p]
-        w = row_sums[r, 0]
-        s = row_sums[r, 1]
-        q = row_sums[r, 2]
-        for i in range(low, high):
-            b = binned_rows[r, i]
-            hist[i, b, 0] += w
-            hist[i, b, 1] += s
-            hist[i, b, 2] += q
-            counts[i, b] += 1
-
-
-@njit(parallel=True, cache=True)
-def _fill_blocks(binned_rows, rows, row_sums, hist, counts, n_blocks):
-    n_features = binned_rows.shape[1]
-    for k in prange(n_blocks):
-        _fill_features(binned_rows, rows, row_sums, hist, counts, k * n_features // n_blocks,
-                       (k + 1) * n_features // n_blocks)
-
-
-def fill_sum_histograms(binned_rows, rows, row_sums, hist, counts, n_blocks):
-    """hist[i, b] = (W, S, Q) of ``rows`` in bin b of feature i; counts[i, b]: their number.
-
-    ``binned_rows`` (n_rows, n_features) holds the bins row by row: a row's bins share a
-    cache line, so a node whose rows lie far apart costs one memory access per row rather
-    than one per row and feature. ``row_sums`` (n_rows, 3) holds each row's
-    ``(w, w * y, w * y * y)``. With ``n_blocks`` > 1 the features are cut into that many
-    blocks, one thread each (a parallel region costs more than a small node's fill); every
-    bin adds its rows in the order of ``rows`` whatever the blocks, so the histograms do
-    not depend on the thread count."""
-    if n_blocks > 1:
-        _fill_blocks(binned_rows, rows, row_sums, hist, counts, n_blocks)
-    else:
-        _fill_features(binned_rows, rows, row_sums, hist, counts, 0, binned_rows.shape[1])
+from numba import njit
 
 
 @njit(cache=True)

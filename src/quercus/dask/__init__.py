@@ -33,7 +33,7 @@ from ..binning import SAMPLE_ROWS
 from ..errors import DataError, QuercusError
 from ..learners import CRITERIA, DEFAULT_CRITERION
 from ..pruning.cost_complexity import prune
-from . import _checkpoint, _scan, _worker
+from . import _checkpoint, _regression, _scan, _worker
 from ._best_first import grow_best_first
 from ._levels import ClusterSplitter, LevelStats, grow_levels
 
@@ -73,12 +73,14 @@ def fit(estimator, X, y, sample_weight=None, *, client=None, sample_rows: int = 
         seed: int = 0, local_rows="auto", best_first_batch: int = 64,
         level_timeout="10 minutes", checkpoint=None, resume=None,
         on_level: Callable | None = None, progress: Callable | None = None):
-    """Fit ``estimator`` (a ``DecisionTreeClassifier``) on Dask collections X and y.
+    """Fit ``estimator`` (a ``DecisionTreeClassifier`` or ``DecisionTreeRegressor``) on
+    Dask collections X and y.
 
     Parameters
     ----------
-    estimator : DecisionTreeClassifier
-        With ``algorithm="cart"`` and ``splitter`` ``"hist"`` or ``"auto"``.
+    estimator : DecisionTreeClassifier or DecisionTreeRegressor
+        With ``algorithm="cart"`` and ``splitter`` ``"hist"`` or ``"auto"`` (a regressor:
+        criterion ``"squared_error"`` or ``"friedman_mse"``).
     X : dask DataFrame or 2-D dask Array (one chunk across the columns)
     y : dask Series or 1-D dask Array, partitioned like X
     sample_weight : None
@@ -114,26 +116,41 @@ def fit(estimator, X, y, sample_weight=None, *, client=None, sample_rows: int = 
     -------
     estimator, fitted: an ordinary tree (save, export, explain all work).
     """
-    if estimator.algorithm != "cart" or estimator.splitter not in ("hist", "auto"):
-        raise ValueError(_REFUSAL)
-    if sample_weight is not None:
-        raise ValueError("sample_weight is not supported with a Dask X yet; class_weight is")
-    criterion = DEFAULT_CRITERION["cart"] if estimator.criterion is None else estimator.criterion
-    P.check_choice("criterion", criterion, CRITERIA["cart"])
+    regression = _is_regressor(estimator)
+    if regression:
+        _regression.check(estimator, sample_weight)
+    else:
+        if estimator.algorithm != "cart" or estimator.splitter not in ("hist", "auto"):
+            raise ValueError(_REFUSAL)
+        if sample_weight is not None:
+            raise ValueError("sample_weight is not supported with a Dask X yet; class_weight "
+                             "is")
+        criterion = (DEFAULT_CRITERION["cart"] if estimator.criterion is None
+                     else estimator.criterion)
+        P.check_choice("criterion", criterion, CRITERIA["cart"])
     max_bins = P.resolve_max_bins(estimator.max_bins)
     timeout = _timeout_seconds(level_timeout)
     x_parts, y_parts, names, has_names = _scan.partitions(X, y)
     client = _client(client)
     fit_id = uuid.uuid4().hex[:12]
+    batch = max(int(best_first_batch), 1)
     try:
+        if regression:
+            return _regression.fit_regression(
+                estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id,
+                max_bins, sample_rows, seed, local_rows, batch, timeout, on_level, progress,
+                checkpoint, resume)
         return _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id,
-                    criterion, max_bins, sample_rows, seed, local_rows,
-                    max(int(best_first_batch), 1), timeout, on_level, progress,
-                    checkpoint, resume)
+                    criterion, max_bins, sample_rows, seed, local_rows, batch, timeout,
+                    on_level, progress, checkpoint, resume)
     finally:
         with suppress(Exception):  # the cluster may be gone: nothing to clean then
             if client.status == "running":
                 client.run(_worker.forget, fit_id)
+
+
+def _is_regressor(estimator) -> bool:
+    return getattr(estimator, "_estimator_type", None) == "regressor"
 
 
 def _client(client):
@@ -174,15 +191,16 @@ def _gather(client, futures, timeout: float, what: str):
         return [f.result(timeout=max(deadline - time.monotonic(), 0.001)) for f in futures]
 
 
-def _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id, criterion,
-         max_bins, sample_rows, seed, local_rows, batch, timeout, on_level, progress,
-         checkpoint, resume):
+def _prepare(estimator, X, y, x_parts, y_parts, names, client, max_bins, sample_rows, seed,
+             timeout, regression=False):
+    """The scan and the sample: (schema, binner, number of known rows, scan summaries)."""
     from dask import delayed
 
-    # 1. scan: lengths, values that decide kinds and categories, labels
+    # 1. scan: lengths, values that decide kinds and categories, labels (or target ranges)
     columns = _scan.value_columns(X, names, estimator.categorical_features)
+    describe = _scan.describe_regression if regression else _scan.describe
     described = _gather(client, client.compute(
-        [delayed(_scan.describe)(xp, yp, columns) for xp, yp in zip(x_parts, y_parts)]),
+        [delayed(describe)(xp, yp, columns) for xp, yp in zip(x_parts, y_parts)]),
         timeout, "the scan")
     for i, d in enumerate(described):
         if d["rows"] != d["labels_rows"]:
@@ -191,23 +209,35 @@ def _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id, cr
     n_rows = sum(d["rows"] for d in described)
     if n_rows == 0:
         raise DataError("X has no rows")
-    schema = _scan.infer(X, y, names, described, columns, estimator.categorical_features)
+    schema = _scan.infer(X, y, names, described, columns, estimator.categorical_features,
+                         regression)
     starts = np.concatenate([[0], np.cumsum([d["rows"] for d in described])])
     k = max(int(sample_rows), 1)
     # the sample stays on the workers; only keys, then the rows below the k-th, come back
-    sampled = client.compute([delayed(_scan.sample)(xp, yp, schema, int(s), seed, k)
+    sampled = client.compute([delayed(_scan.sample)(xp, yp, schema, int(s), seed, k,
+                                                    regression)
                               for xp, yp, s in zip(x_parts, y_parts, starts)])
     keys = _gather(client, client.map(_scan.keys_of, sampled, pure=False), timeout,
                    "the sample")
     n_known = sum(_gather(client, client.map(_known_of, sampled, pure=False), timeout,
                           "the sample"))
     if n_known == 0:
-        raise DataError("no training rows with a known class label")
+        raise DataError("no training rows with a known "
+                        + ("target" if regression else "class label"))
     cut = _scan.threshold(keys, k)
     rows = _gather(client, client.map(_scan.rows_at_most, sampled, threshold=cut, pure=False),
                    timeout, "the sample")
     binner = _scan.fit_binner(np.concatenate(rows), n_known, schema, max_bins, k, seed)
-    del sampled, rows, keys
+    return schema, binner, n_known, described
+
+
+def _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id, criterion,
+         max_bins, sample_rows, seed, local_rows, batch, timeout, on_level, progress,
+         checkpoint, resume):
+    from dask import delayed
+
+    schema, binner, n_known, _ = _prepare(estimator, X, y, x_parts, y_parts, names, client,
+                                          max_bins, sample_rows, seed, timeout)
     # 2. bin: one persisted task per partition, recomputable from its source
     parts = client.compute([delayed(_worker.bin_partition)(xp, yp, schema, binner)
                             for xp, yp in zip(x_parts, y_parts)])
@@ -230,8 +260,23 @@ def _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id, cr
     splitter = ClusterSplitter(binner, factor, **options)
     total_weight = float((class_counts * factor).sum())
     shape = (schema.n_features, binner.missing_bin_ + 1, n_classes)
+    apart = (binner, options, total_weight, factor, n_classes)
+    tree = _grow(client, parts, fit_id, splitter, settings.rules, n_classes, class_counts,
+                 total_weight, shape, apart, n_known, local_rows, batch, timeout, on_level,
+                 progress, checkpoint, resume, _fingerprint(schema, binner, estimator))
+    estimator.tree_ = prune(tree, settings.ccp_alpha)
+    _count_missing(client, parts, estimator.tree_, binner, schema, timeout)
+    estimator._set_fitted(schema, has_names)
+    return estimator
 
-    if settings.rules.max_leaf_nodes is not None:
+
+def _grow(client, parts, fit_id, splitter, rules, n_classes, root, total_weight, shape,
+          apart_args, n_known, local_rows, batch, timeout, on_level, progress, checkpoint,
+          resume, fingerprint):
+    """Grow the tree from the binned partitions: level-wise rounds (or best-first ones
+    with ``max_leaf_nodes``), nodes of at most ``local_rows`` rows grown apart on a worker
+    (``apart_args``: what ``_worker.grow_apart`` needs besides the rows)."""
+    if rules.max_leaf_nodes is not None:
         if checkpoint is not None or resume is not None:
             raise ValueError("checkpoint= and resume= work with level-wise growth, not with "
                              "max_leaf_nodes")
@@ -249,12 +294,8 @@ def _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id, cr
                 total += part_counts
             return total
 
-        tree = grow_best_first(splitter, settings.rules, n_classes, class_counts,
-                               total_weight, best_first_round, q=batch, progress=progress)
-        estimator.tree_ = prune(tree, settings.ccp_alpha)
-        _count_missing(client, parts, estimator.tree_, binner, schema, timeout)
-        estimator._set_fitted(schema, has_names)
-        return estimator
+        return grow_best_first(splitter, rules, n_classes, root, total_weight,
+                               best_first_round, q=batch, progress=progress)
 
     apart = []  # futures of subtrees grown on one worker each
 
@@ -264,8 +305,7 @@ def _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id, cr
                                    n_hists, shape, local_of_slot)
             counts = client.map(_worker.counts_of, futures, pure=False)
             if local_rules:
-                apart.extend(_grow_apart_tasks(client, futures, local_rules, binner, options,
-                                               total_weight, factor, n_classes))
+                apart.extend(_grow_apart_tasks(client, futures, local_rules, *apart_args))
         total = np.zeros((n_hists,) + shape, dtype=np.int64)
         for part_counts in _gather(client, counts, timeout, f"level {level}"):
             total += part_counts
@@ -280,17 +320,12 @@ def _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id, cr
     if local_rows == "auto":
         n_workers = max(len(client.scheduler_info(n_workers=-1)["workers"]), 1)
         local_rows = min(LOCAL_ROWS_MAX, n_known // (4 * n_workers))
-    fingerprint = _fingerprint(schema, binner, estimator)
     state = None if resume is None else _checkpoint.load(resume, fingerprint)
     save = None if checkpoint is None else partial(_checkpoint.save, checkpoint, fingerprint)
-    tree = grow_levels(splitter, settings.rules, n_classes, class_counts, total_weight,
-                       count_round, on_level=on_level, progress=progress,
+    return grow_levels(splitter, rules, n_classes, root, total_weight, count_round,
+                       on_level=on_level, progress=progress,
                        local_rows=int(min(local_rows, n_known)), finish_local=finish_local,
                        save=save, state=state)
-    estimator.tree_ = prune(tree, settings.ccp_alpha)
-    _count_missing(client, parts, estimator.tree_, binner, schema, timeout)
-    estimator._set_fitted(schema, has_names)
-    return estimator
 
 
 def _count_missing(client, parts, tree, binner, schema, timeout: float) -> None:
@@ -305,13 +340,14 @@ def _count_missing(client, parts, tree, binner, schema, timeout: float) -> None:
     tree.n_missing = total
 
 
-def _fingerprint(schema, binner, estimator) -> bytes:
+def _fingerprint(schema, binner, estimator, extra: str = "") -> bytes:
     """What a checkpoint must have been made with: the schema, the bin edges and the
     parameters (not local_rows nor the cluster: the tree does not depend on them)."""
     import hashlib
     import json
 
     digest = hashlib.sha256(json.dumps(schema.to_json(), sort_keys=True, default=str).encode())
+    digest.update(extra.encode())
     for edges in binner.edges_:
         digest.update(np.ascontiguousarray(edges).tobytes())
     digest.update(repr(sorted(estimator.get_params().items())).encode())
@@ -392,7 +428,7 @@ def _map(estimator, X, method: str):
         if method == "predict_proba":
             meta = pd.DataFrame({i: np.zeros(0) for i in range(estimator.n_classes_)})
             return X.map_partitions(_proba_frame, estimator, meta=meta).to_dask_array()
-        dtype = np.int64 if method == "apply" else estimator.classes_.dtype
+        dtype = _dtype(estimator, method)
         return X.map_partitions(_series, estimator, method, meta=pd.Series([], dtype=dtype))
     if isinstance(X, da.Array):
         if X.ndim != 2:
@@ -401,9 +437,15 @@ def _map(estimator, X, method: str):
         if method == "predict_proba":
             return X.map_blocks(_block, estimator, method, dtype=np.float64,
                                 chunks=(X.chunks[0], (estimator.n_classes_,)))
-        dtype = np.int64 if method == "apply" else estimator.classes_.dtype
+        dtype = _dtype(estimator, method)
         return X.map_blocks(_block, estimator, method, dtype=dtype, drop_axis=1)
     raise DataError(f"expected a Dask DataFrame or Array; got {type(X).__name__}")
+
+
+def _dtype(estimator, method: str):
+    if method == "apply":
+        return np.int64
+    return np.float64 if _is_regressor(estimator) else estimator.classes_.dtype
 
 
 def _series(part, estimator, method):
@@ -423,7 +465,8 @@ def _block(block, estimator, method):
 
 
 def predict(estimator, X):
-    """Predicted classes of a Dask X: a Dask Series (DataFrame X) or Array (Array X)."""
+    """Predicted classes (a regressor's values) of a Dask X: a Dask Series (DataFrame X) or
+    Array (Array X)."""
     return _map(estimator, X, "predict")
 
 

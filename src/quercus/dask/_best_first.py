@@ -28,7 +28,7 @@ def grow_best_first(splitter: ClusterSplitter, rules: StoppingRules, n_classes: 
     histograms 2i (its left child's rows) and 2i + 1. ``table`` holds the committed splits
     by node id: (feature, left_bins, left_id, right_id), feature -1 for the rest."""
     recorder = TreeRecorder(n_classes)
-    n = int(root_counts.sum())
+    n = splitter.rows_in(root_counts)
     splitter.class_counts[(0, n)] = np.asarray(root_counts, dtype=np.int64)
     width = splitter.missing_bin + 1
     no_requests = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, width), bool))

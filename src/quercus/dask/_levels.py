@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..binning import BinMapper
-from ..growing.builders import EPSILON, StoppingRules, _expand, _record_node
+from ..growing.builders import EPSILON, StoppingRules, _expand, _node_weight, _record_node
 from ..splitting.cart import Split, SplitterBase
 from ..splitting.hist import HistSplitter
 from ..tree import CATEGORICAL, Tree, TreeRecorder
@@ -40,6 +40,14 @@ class ClusterSplitter(HistSplitter):
         self.counts: dict[tuple, np.ndarray] = {}
         self.class_counts: dict[tuple, np.ndarray] = {}
         self.applied: dict[tuple, Split] = {}
+
+    #: bytes of one histogram cell on the workers
+    cell_bytes = 4
+
+    @staticmethod
+    def rows_in(totals: np.ndarray) -> int:
+        """The number of rows of a node from its totals (here its class counts)."""
+        return int(totals.sum())
 
     def class_weights(self, start: int, end: int) -> np.ndarray:
         return self.class_counts[(start, end)] * self.class_factor
@@ -77,7 +85,7 @@ def _may_split(splitter: ClusterSplitter, rules: StoppingRules, node: _Node) -> 
     """False when ``_record_node`` will make the node a leaf without a split search."""
     n = node.end - node.start
     weights = splitter.class_weights(node.start, node.end)
-    weight = float(weights.sum())
+    weight = _node_weight(splitter, weights)
     return not (node.depth >= rules.max_depth or n < rules.min_samples_split
                 or n < 2 * rules.min_samples_leaf or weight < 2 * rules.min_weight_leaf
                 or splitter.impurity(weights) <= EPSILON)
@@ -135,7 +143,7 @@ def grow_levels(splitter: ClusterSplitter, rules: StoppingRules, n_classes: int,
     recorder = TreeRecorder(n_classes)
     apart: dict[int, tuple[int, int]] = {}  # bucket -> (parent id, branch)
     sources: dict[int, tuple] = {}  # bucket -> (level, frontier size, slot, rules)
-    n = int(root_counts.sum())
+    n = splitter.rows_in(root_counts)
     splitter.class_counts[(0, n)] = np.asarray(root_counts, dtype=np.int64)
     frontier = [_Node(0, n, 0, -1, 0, None, -1)]
     tables: list = []
@@ -226,7 +234,7 @@ def grow_levels(splitter: ClusterSplitter, rules: StoppingRules, n_classes: int,
                   "counts": splitter.counts, "class_counts": splitter.class_counts,
                   "category_map_entries": splitter.category_map_entries})
         if on_level is not None:
-            size = 0 if sums is None else sums.nbytes // 2  # int32 on the workers
+            size = 0 if sums is None else sums.size * splitter.cell_bytes
             stats_apart = int(np.count_nonzero(local_of_slot >= 0))
             on_level(LevelStats(level, m, n_hists, size, time.perf_counter() - began,
                                 stats_apart))

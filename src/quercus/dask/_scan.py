@@ -89,11 +89,45 @@ def describe(X_part, y_part, value_columns: list[int]) -> dict:
             "labels": unique_present(pd.Series(np.asarray(labels, dtype=object)))}
 
 
-def sample(X_part, y_part, schema: Schema, start: int, seed: int, k: int):
+def float_targets(y_part) -> np.ndarray:
+    """A partition's regression targets as float64 (NaN: missing), refusing what is not a
+    finite number with a one-line ValueError."""
+    series = pd.Series(np.asarray(y_part, dtype=object) if not isinstance(y_part, pd.Series)
+                       else y_part)
+    if isinstance(series.dtype, pd.CategoricalDtype) \
+            or not pd.api.types.is_numeric_dtype(series.dtype):
+        converted = pd.to_numeric(series.astype(object), errors="coerce")
+        if converted.isna().sum() > series.isna().sum():
+            raise ValueError("y holds values that are not numbers; a regression tree needs a "
+                             "numeric target (use DecisionTreeClassifier for class labels)")
+        series = converted
+    if pd.api.types.is_bool_dtype(series.dtype):
+        raise ValueError("y is boolean; a regression tree needs a numeric target")
+    values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+    if np.isinf(values).any():
+        raise ValueError("Input y contains infinity; a regression target must be finite")
+    return values
+
+
+def describe_regression(X_part, y_part, value_columns: list[int]) -> dict:
+    """Scan task of a regression fit: row counts, distinct values of the columns that need
+    them, and the range of the known targets' sums (``exact_sums.ranges``)."""
+    from ..splitting.exact_sums import ranges
+
+    y = float_targets(y_part)
+    y = y[~np.isnan(y)]
+    return {"rows": len(X_part), "labels_rows": len(y_part),
+            "values": {j: unique_present(_column(X_part, j)) for j in value_columns},
+            "known": int(y.shape[0]), "ranges": ranges(y, np.ones(y.shape[0]))}
+
+
+def sample(X_part, y_part, schema: Schema, start: int, seed: int, k: int,
+           regression: bool = False):
     """Sample task: keys and encoded rows of the partition's k known rows with the smallest
-    keys, and its number of known rows."""
+    keys, and its number of known rows (known: a class label, or a target not NaN)."""
     X = schema.encode(X_part)
-    known = schema.encode_labels(y_part) >= 0
+    known = ~np.isnan(float_targets(y_part)) if regression \
+        else schema.encode_labels(y_part) >= 0
     keys = row_keys(seed, start, X.shape[0])[known]
     X = X[known]
     if keys.shape[0] > k:
@@ -133,14 +167,15 @@ def value_columns(X, names: list[str], categorical_features) -> list[int]:
 
 
 def infer(X, y, names: list[str], described: list[dict], columns: list[int],
-          categorical_features) -> Schema:
-    """The schema ``infer_schema`` would give the whole data, from the scan's summaries."""
+          categorical_features, regression: bool = False) -> Schema:
+    """The schema ``infer_schema`` would give the whole data, from the scan's summaries
+    (a regression fit's: no class labels, the target's name)."""
     values = {j: [] for j in columns}
     labels = []
     for d in described:
         for j in columns:
             values[j].extend(d["values"][j])
-        labels.extend(d["labels"])
+        labels.extend(d.get("labels", []))
     values = {j: unique_present(pd.Series(v, dtype=object)) for j, v in values.items()}
     labels = unique_present(pd.Series(labels, dtype=object))
     length = max([len(v) for v in values.values()] + [len(labels), 1])
@@ -150,6 +185,10 @@ def infer(X, y, names: list[str], described: list[dict], columns: list[int],
         meta = None if is_array else X._meta.iloc[:, j]
         frame[name] = _proxy_column(meta, values.get(j), length, is_array) \
             if (j in values or not is_array) else pd.Series(np.zeros(length))
+    if regression:
+        target = None if hasattr(y, "chunks") else y.name
+        return infer_schema(pd.DataFrame(frame), categorical_features=categorical_features,
+                            target=target)
     y_meta = getattr(y, "_meta", None)
     if isinstance(getattr(y_meta, "dtype", None), pd.CategoricalDtype):
         y_proxy = pd.Series(pd.Categorical([None] * length, categories=y_meta.dtype.categories))

@@ -1,4 +1,5 @@
-"""What runs on the Dask workers: binning a partition, and one level's class counts.
+"""What runs on the Dask workers: binning a partition, and one level's class counts (a
+regression tree's: its exact target sums in fixed-point limbs, ``splitting.exact_sums``).
 
 Nothing here holds state that a lost worker would take with it. A binned partition is a
 task result with lineage (the scheduler recomputes it from the source partition). The
@@ -18,6 +19,7 @@ from ..missing_counts import binned_missing_counts
 
 add_class_counts, advance_slots, descend = kernels(
     "class_counts", "add_class_counts", "advance_slots", "descend")
+add_limb_counts = kernels("exact_sums", "add_limb_counts")
 
 # (fit id, partition index) -> (level, int32 row -> slot array); slot -1: row settled
 _SLOTS: dict = {}
@@ -43,6 +45,36 @@ def missing_counts_of(part: dict, tree, binner, categorical_mask):
     return binned_missing_counts(tree, binner, part["binned"], categorical_mask)
 
 
+def bin_regression_partition(X_part, y_part, schema, binner, layout) -> dict:
+    """Encode and bin one partition of a regression fit: ``binned`` and ``y`` (float
+    targets) of the rows whose target is known, and their ``limbs`` (``layout.row_limbs``
+    with unit weights)."""
+    from ._scan import float_targets
+
+    X = schema.encode(X_part)
+    y = float_targets(y_part)
+    if X.shape[0] != y.shape[0]:
+        raise ValueError(f"a partition of X has {X.shape[0]} rows but y's has {y.shape[0]}")
+    known = ~np.isnan(y)
+    if not known.all():
+        X, y = X[known], y[known]
+    return {"binned": np.ascontiguousarray(binner.transform(X)), "y": y,
+            "limbs": layout.row_limbs(y, np.ones(y.shape[0]))}
+
+
+def _zeros(parts: tuple, shape: tuple) -> np.ndarray:
+    """The counts a worker returns: int32 class counts, or int64 limbs (regression)."""
+    regression = bool(parts) and "limbs" in parts[0]
+    return np.zeros(shape, dtype=np.int64 if regression else np.int32)
+
+
+def _add(part: dict, hist_index: np.ndarray, out: np.ndarray) -> None:
+    if "limbs" in part:
+        add_limb_counts(part["binned"], part["limbs"], hist_index, out)
+    else:
+        add_class_counts(part["binned"], part["y"], hist_index, out)
+
+
 def _slots(fit_id: str, index: int, level: int, tables: list, part: dict) -> np.ndarray:
     """Partition ``index``'s row -> slot array at ``level``, from the cache or replayed."""
     with _LOCK:
@@ -66,7 +98,7 @@ def level_counts(fit_id: str, level: int, tables: list, hist_of_slot: np.ndarray
     ``counts``: class counts (n_hists, n_features, bins, classes) of its partitions: a row
     in slot s adds to histogram ``hist_of_slot[s]`` when that is >= 0. ``rows``: for each
     slot s with ``local_of_slot[s] = b >= 0``, the rows to grow apart, {b: (binned, y)}."""
-    out = np.zeros((n_hists,) + tuple(shape), dtype=np.int32)
+    out = _zeros(parts, (n_hists,) + tuple(shape))
     rows: dict = {}
     for index, part in zip(indices, parts):
         slots = _slots(fit_id, index, level, tables, part)
@@ -75,7 +107,7 @@ def level_counts(fit_id: str, level: int, tables: list, hist_of_slot: np.ndarray
         live = np.maximum(slots, 0)
         if n_hists:
             hist_index = np.where(slots >= 0, hist_of_slot[live], -1)
-            add_class_counts(part["binned"], part["y"], hist_index.astype(np.int32), out)
+            _add(part, hist_index.astype(np.int32), out)
         bucket = np.where(slots >= 0, local_of_slot[live], -1)
         for b in np.unique(bucket[bucket >= 0]):
             mine = np.flatnonzero(bucket == b)
@@ -97,17 +129,25 @@ def grow_apart(buckets: list, specs: dict, binner, options: dict, total_weight: 
     """Grow the subtrees of the given buckets with the single-machine code: {b: Tree}.
 
     ``specs[b]`` is the StoppingRules of bucket b's node (its depth limit shortened by the
-    node's depth); every row's weight is its class factor, as on the whole data."""
+    node's depth); every row's weight is its class factor, as on the whole data. With a
+    ``layout`` in ``options`` (regression; ``class_factor`` None) the rows' weights are 1
+    and their sums use the whole data's layout."""
     from ..growing.builders import grow
     from ..splitting.hist import HistSplitter
+    from ..splitting.hist_regression import RegressionHistSplitter
 
     trees = {}
     for b in buckets:
         pieces = [piece for pick in picks for piece in pick.get(b, [])]
-        binned = np.concatenate([p[0] for p in pieces], axis=1)
-        y = np.concatenate([p[1] for p in pieces]).astype(np.int32)
-        splitter = HistSplitter(None, y, class_factor[y], binner=binner,
-                                binned=np.ascontiguousarray(binned), **options)
+        binned = np.ascontiguousarray(np.concatenate([p[0] for p in pieces], axis=1))
+        y = np.concatenate([p[1] for p in pieces])
+        if "layout" in options:
+            splitter = RegressionHistSplitter(None, y, np.ones(y.shape[0]), binner=binner,
+                                              binned=binned, **options)
+        else:
+            y = y.astype(np.int32)
+            splitter = HistSplitter(None, y, class_factor[y], binner=binner, binned=binned,
+                                    **options)
         trees[b] = grow(splitter, specs[b], n_classes, total_weight=total_weight)
     return trees
 
@@ -128,7 +168,7 @@ def best_first_counts(fit_id: str, table: tuple, requests: tuple, n_hists: int, 
     histogram 2i (it goes left under ``req_feature[i]`` / ``req_left_bins[i]``) or 2i + 1.
     An empty request list with n_hists = 1 counts every row (the root)."""
     req_node, req_feature, req_left_bins = requests
-    out = np.zeros((n_hists,) + tuple(shape), dtype=np.int32)
+    out = _zeros(parts, (n_hists,) + tuple(shape))
     n_nodes = table[0].shape[0]
     request_of = np.full(max(n_nodes, 1), -1, dtype=np.int64)
     request_of[req_node] = np.arange(req_node.shape[0])
@@ -153,5 +193,5 @@ def best_first_counts(fit_id: str, table: tuple, requests: tuple, n_hists: int, 
             r = req[live]
             goes_left = req_left_bins[r, part["binned"][req_feature[r], live]]
             hist_index[live] = 2 * r + np.where(goes_left, 0, 1)
-        add_class_counts(part["binned"], part["y"], hist_index, out)
+        _add(part, hist_index, out)
     return out

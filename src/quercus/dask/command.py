@@ -116,11 +116,54 @@ def read(path: str, target: str, categorical: list[str], blocksize="64MB"):
     return frame.drop(columns=[target]), frame[target]
 
 
+def regression_reason(args, y) -> str | None:
+    """Why the Dask target ``y`` is a regression target (None: classes), by the rules of
+    ``cli_regression.regression_reason``: ``--task``, else a numeric target with fractional
+    values or more than MAX_CLASS_VALUES distinct values (one pass over y)."""
+    import dask
+
+    from ..cli_regression import MAX_CLASS_VALUES
+
+    task = getattr(args, "task", None)
+    if task == "classification":
+        return None
+    dtype = y.dtype
+    numeric = pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+    if not numeric:
+        if task == "regression":
+            raise QuercusError(f"{args.data}: --task regression needs a numeric target; "
+                               f"'{args.target}' holds values that are not numbers")
+        return None
+    if task == "regression":
+        return "--task regression"
+    known = y.dropna().astype(float)
+    fractional, distinct = dask.compute((known != known.round()).any(), known.nunique())
+    if fractional:
+        return f"target '{args.target}' is numeric with fractional values"
+    if distinct > MAX_CLASS_VALUES:
+        return f"target '{args.target}' is numeric with {distinct} distinct values"
+    return None
+
+
+def _regressor(args):
+    """The regressor of a cluster fit: CART on histograms (the default ``--splitter exact``
+    is read as hist; an exact search does not run on a cluster)."""
+    from ..cli_regression import regressor
+
+    if args.algorithm == "auto" and getattr(args, "given_algorithm", None) is None:
+        args.algorithm = "cart"
+    if args.algorithm != "cart":
+        raise QuercusError("--scheduler needs --algorithm cart for a regression tree")
+    model = regressor(args)
+    if model.splitter == "exact":
+        model.set_params(splitter="hist")
+    return model
+
+
 def train_on_cluster(args, model) -> int:
     """The ``train`` command with ``--scheduler``: fit, write the model, print a summary;
-    one line per tree level on stderr."""
-    if model.algorithm != "cart" or model.splitter not in ("hist", "auto"):
-        raise QuercusError("--scheduler needs --algorithm cart and --splitter hist (or auto)")
+    one line per tree level on stderr. A numeric target (``regression_reason``) trains a
+    ``DecisionTreeRegressor`` instead of ``model``."""
     if args.stream:
         raise QuercusError("--scheduler and --stream cannot be combined")
     checkpoint, resume = getattr(args, "checkpoint", None), getattr(args, "resume", None)
@@ -133,6 +176,12 @@ def train_on_cluster(args, model) -> int:
     try:
         start = time.perf_counter()
         X, y = read(args.data, args.target, list(args.categorical or []))
+        reason = regression_reason(args, y)
+        if reason is not None:
+            model = _regressor(args)
+        elif model.algorithm != "cart" or model.splitter not in ("hist", "auto"):
+            raise QuercusError("--scheduler needs --algorithm cart and --splitter hist (or "
+                               "auto)")
         if Path(args.data).suffix.lower() != ".csv" and args.categorical:
             model.set_params(categorical_features=list(args.categorical))
 
@@ -154,6 +203,14 @@ def train_on_cluster(args, model) -> int:
     save_model(model, args.out)
     tree = model.tree_
     n = int(tree.n_node_samples[0])
+    if reason is not None:
+        print(f"Regression tree: {reason} (--task classification to force classes)")
+        print(f"Trained on {n} rows with a known target, {model.n_features_in_} features "
+              f"(cart, {model.criterion}, hist, on Dask {args.scheduler})")
+        print(f"Depth: {model.get_depth()}, leaves: {model.get_n_leaves()}")
+        print(f"Fit time: {seconds:.3f} s (reading included)")
+        print(f"Model written to {args.out}")
+        return 0
     print(f"Trained on {n} rows with a known class, {model.n_features_in_} features, "
           f"{model.n_classes_} classes (cart, hist, on Dask {args.scheduler})")
     print(f"Depth: {model.get_depth()}, leaves: {model.get_n_leaves()}")
