@@ -49,19 +49,26 @@ def test_categorical_codes_are_bins():
 def test_fill_histograms_equals_bincount():
     rng = np.random.default_rng(1)
     binned = rng.integers(0, 6, size=(3, 200)).astype(np.uint8)
+    binned_rows = np.ascontiguousarray(binned.T)
     y = rng.integers(0, 2, 200).astype(np.int32)
     w = rng.random(200)
     rows = rng.permutation(200)[:120]
     hist = np.empty((3, 6, 2))
     counts = np.empty((3, 6), dtype=np.int64)
-    for parallel in (False, True):
-        fill_histograms(binned, rows, y, w, hist, counts, parallel)
-        for f in range(3):
-            for k in range(2):
-                mine = rows[y[rows] == k]
-                np.testing.assert_allclose(hist[f, :, k], np.bincount(
-                    binned[f, mine], weights=w[mine], minlength=6))
-            np.testing.assert_array_equal(counts[f], np.bincount(binned[f, rows], minlength=6))
+    no_tally = np.empty((0, 0, 0), dtype=np.int32)
+    # per-row weights summed as floats; unit weights tallied as integers
+    for weights, tally in ((w, no_tally), (np.zeros(0), np.empty((3, 6, 2), np.int32))):
+        unit = np.ones(200) if weights.shape[0] == 0 else weights
+        for n_blocks in (1, 2, 3):
+            hist[:] = np.nan
+            fill_histograms(binned_rows, rows, y, weights, tally, hist, counts, n_blocks)
+            for f in range(3):
+                for k in range(2):
+                    mine = rows[y[rows] == k]
+                    np.testing.assert_allclose(hist[f, :, k], np.bincount(
+                        binned[f, mine], weights=unit[mine], minlength=6))
+                np.testing.assert_array_equal(counts[f],
+                                              np.bincount(binned[f, rows], minlength=6))
 
 
 @settings(max_examples=100, deadline=None)

@@ -9,36 +9,73 @@ from .impurity import monotone_ok, split_proxy
 
 
 @njit(cache=True)
-def _fill_one(binned_row, rows, y_node, w_node, hist, counts):
+def _weigh_features(binned_rows, rows, y, weights, hist, counts, low, high):
+    """Class-weight histograms of features ``low:high``, zeroed first."""
+    hist[low:high, :, :] = 0.0
+    counts[low:high, :] = 0
     for p in range(rows.shape[0]):
-        b = binned_row[rows[p]]
-        hist[b, y_node[p]] += w_node[p]
-        counts[b] += 1
-
-
-@njit(parallel=True, cache=True)
-def _fill_parallel(binned, rows, y_node, w_node, hist, counts):
-    for i in prange(binned.shape[0]):
-        hist[i, :, :] = 0.0
-        counts[i, :] = 0
-        _fill_one(binned[i], rows, y_node, w_node, hist[i], counts[i])
+        r = rows[p]
+        k = y[r]
+        w = weights[r]
+        for i in range(low, high):
+            b = binned_rows[r, i]
+            hist[i, b, k] += w
+            counts[i, b] += 1
 
 
 @njit(cache=True)
-def _fill_serial(binned, rows, y_node, w_node, hist, counts):
-    for i in range(binned.shape[0]):
-        hist[i, :, :] = 0.0
-        counts[i, :] = 0
-        _fill_one(binned[i], rows, y_node, w_node, hist[i], counts[i])
+def _count_features(binned_rows, rows, y, tally, hist, counts, low, high):
+    """Class-count histograms of features ``low:high``: integer tallies (one increment per
+    row and feature), then written out as the weight histograms of unit weights."""
+    tally[low:high, :, :] = 0
+    for p in range(rows.shape[0]):
+        r = rows[p]
+        k = y[r]
+        for i in range(low, high):
+            tally[i, binned_rows[r, i], k] += 1
+    n_bins, n_classes = tally.shape[1], tally.shape[2]
+    for i in range(low, high):
+        for b in range(n_bins):
+            total = 0
+            for c in range(n_classes):
+                n = tally[i, b, c]
+                hist[i, b, c] = n
+                total += n
+            counts[i, b] = total
 
 
-def fill_histograms(binned, rows, y, sample_weight, hist, counts, parallel):
+@njit(cache=True)
+def _fill_features(binned_rows, rows, y, weights, tally, hist, counts, low, high):
+    if weights.shape[0] == 0:
+        _count_features(binned_rows, rows, y, tally, hist, counts, low, high)
+    else:
+        _weigh_features(binned_rows, rows, y, weights, hist, counts, low, high)
+
+
+@njit(parallel=True, cache=True)
+def _fill_blocks(binned_rows, rows, y, weights, tally, hist, counts, n_blocks):
+    n_features = binned_rows.shape[1]
+    for k in prange(n_blocks):
+        _fill_features(binned_rows, rows, y, weights, tally, hist, counts,
+                       k * n_features // n_blocks, (k + 1) * n_features // n_blocks)
+
+
+def fill_histograms(binned_rows, rows, y, weights, tally, hist, counts, n_blocks):
     """hist[i, b, k]: weight of class k among ``rows`` in bin b of feature i; counts[i, b]:
-    their number. ``binned`` is (n_features, n_rows), one feature per row of memory."""
-    y_node = y[rows]
-    w_node = sample_weight[rows]
-    (_fill_parallel if parallel else _fill_serial)(binned, rows, y_node, w_node, hist,
-                                                   counts)
+    their number.
+
+    ``binned_rows`` (n_rows, n_features) holds the bins row by row: a row's bins share a
+    cache line, so a deep node whose rows lie far apart costs one memory access per row
+    rather than one per row and feature. ``weights`` empty: unit weights, so the
+    histograms are class counts, tallied as integers in ``tally`` (n_features, bins,
+    classes; exact in any order) and copied into ``hist``. Otherwise every bin adds its
+    rows' weights in the order of ``rows``. With ``n_blocks`` > 1 the features are cut into
+    that many blocks, one thread each; the histograms do not depend on the block count."""
+    if n_blocks > 1:
+        _fill_blocks(binned_rows, rows, y, weights, tally, hist, counts, n_blocks)
+    else:
+        _fill_features(binned_rows, rows, y, weights, tally, hist, counts, 0,
+                       binned_rows.shape[1])
 
 
 @njit(cache=True)

@@ -17,8 +17,9 @@ fill_histograms, partition_by_bin, scan_histograms = kernels(
     "histogram", "fill_histograms", "partition_by_bin", "scan_histograms")
 best_subset_split = kernels("split_categorical", "best_subset_split")
 
-# Below this many (rows x features) a node's histograms are filled on one thread.
-PARALLEL_MIN_WORK = 100_000
+# From this many (rows x features) a node's histograms are filled on every thread, a block
+# of features each (a parallel region costs more than a smaller node's whole fill).
+PARALLEL_MIN_WORK = 2_000_000
 
 
 @dataclass
@@ -60,7 +61,9 @@ class HistSplitter(SplitterBase):
         self._buffer = np.empty(n_rows, dtype=np.int64)
         self.numeric = np.flatnonzero(~self.categorical_mask).astype(np.int64)
         self.class_factor = per_class_factors(self.y, self.sample_weight, self.n_classes)
-        self._ones = None if self.class_factor is None else np.ones(n_rows)
+        # unit weights (class factors apply after the sums): integer class tallies
+        self._no_weights = np.zeros(0)
+        self._rows_major = None  # the bins row by row, made at the first fill
         self._pending: dict[tuple, _Siblings] = {}
         self._node = None  # (start, end, hist, counts) of the node last searched
 
@@ -71,15 +74,32 @@ class HistSplitter(SplitterBase):
     def rows(self, start: int, end: int) -> np.ndarray:
         return self.all_rows[start:end]
 
+    @property
+    def binned_rows(self) -> np.ndarray:
+        """The bins row by row, (n_rows, n_features): one more byte per value, so a deep
+        node's scattered rows cost one memory access each (``fill_histograms``)."""
+        if self._rows_major is None:
+            self._rows_major = np.ascontiguousarray(self.binned.T)
+        return self._rows_major
+
     def _fill(self, start, end):
         shape = (self.binned.shape[0], self.missing_bin + 1)
         hist = np.empty(shape + (self.n_classes,))
         counts = np.empty(shape, dtype=np.int64)
-        parallel = (end - start) * shape[0] >= PARALLEL_MIN_WORK
+        n_blocks = 1
+        if (end - start) * shape[0] >= PARALLEL_MIN_WORK:
+            import numba  # only nodes big enough for threads, which run compiled
+
+            n_blocks = min(numba.get_num_threads(), shape[0])
         # weights that depend only on the class: hist holds class counts (exact, order-free)
-        weights = self.sample_weight if self._ones is None else self._ones
-        fill_histograms(self.binned, self.rows(start, end), self.y, weights, hist, counts,
-                        parallel)
+        if self.class_factor is None:
+            weights, tally = self.sample_weight, np.empty((0, 0, 0), dtype=np.int32)
+        else:
+            weights = self._no_weights
+            tally = np.empty(shape + (self.n_classes,),
+                             dtype=np.int32 if self.n_rows < 2**31 else np.int64)
+        fill_histograms(self.binned_rows, self.rows(start, end), self.y, weights, tally, hist,
+                        counts, n_blocks)
         return hist, counts
 
     @property
