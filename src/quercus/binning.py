@@ -40,13 +40,13 @@ class BinMapper:
                                                                    replace=False))
         edges, n_bins = [], np.zeros(n_features, dtype=np.int64)
         self.bin_values_ = {}  # feature -> its distinct values, when each has its own bin
-        columns = None
+        columns, block_start, block_end = None, 0, 0
         for f in range(n_features):
             if categorical_mask[f]:
                 edges.append(np.zeros(0))
                 n_bins[f] = max(int(n_categories[f]), 1)
                 continue
-            if columns is None or f >= block_end:  # the sample's next block of columns
+            if f >= block_end:  # the sample's next block of columns
                 block_start, block_end = f, min(f + COLUMNS_PER_BLOCK, n_features)
                 columns = np.ascontiguousarray(X[rows, block_start:block_end].T)
             column = columns[f - block_start]
