@@ -66,9 +66,33 @@ def test_fill_histograms_equals_bincount():
                 for k in range(2):
                     mine = rows[y[rows] == k]
                     np.testing.assert_allclose(hist[f, :, k], np.bincount(
-                        binned[f, mine], weights=unit[mine], minlength=6))
+                        binned[f, mine], weights=unit[mine], minlength=6), rtol=1e-15)
                 np.testing.assert_array_equal(counts[f],
                                               np.bincount(binned[f, rows], minlength=6))
+
+
+def test_threads_write_the_same_model_as_one_thread(monkeypatch, tmp_path):
+    """Every node's histograms filled by thread blocks (threshold 1) or on one thread
+    (threshold never reached): the same model file, with unit and with per-row weights.
+    tests/test_determinism.py's large case is too small for the production threshold."""
+    import numba
+
+    from quercus.splitting import hist as hist_module
+
+    if numba.get_num_threads() < 2:
+        pytest.skip("one thread: there is no parallel path to compare with")
+    X, y = make_classification(6000, 8, n_informative=4, n_classes=3, random_state=3)
+    X[::13, 2] = np.nan
+    weights = np.random.default_rng(3).random(6000) + 0.5
+    for sample_weight in (None, weights):
+        files = []
+        for threshold in (10**15, 1):
+            monkeypatch.setattr(hist_module, "PARALLEL_MIN_WORK", threshold)
+            path = tmp_path / f"{threshold}.json"
+            DecisionTreeClassifier(splitter="hist", max_depth=10).fit(
+                X, y, sample_weight=sample_weight).save(path)
+            files.append(path.read_bytes())
+        assert files[0] == files[1]
 
 
 @settings(max_examples=100, deadline=None)

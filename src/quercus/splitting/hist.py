@@ -65,6 +65,7 @@ class HistSplitter(SplitterBase):
         self._no_weights = np.zeros(0)
         self._rows_major = None  # the bins row by row, made at the first fill
         self._pending: dict[tuple, _Siblings] = {}
+        self._class_counts: dict[tuple, np.ndarray] = {}  # children's, read off at a split
         self._node = None  # (start, end, hist, counts) of the node last searched
 
     @property
@@ -112,7 +113,9 @@ class HistSplitter(SplitterBase):
     def class_weights(self, start: int, end: int) -> np.ndarray:
         if self.class_factor is None:
             return super().class_weights(start, end)
-        counts = np.bincount(self.y[self.rows(start, end)], minlength=self.n_classes)
+        counts = self._class_counts.pop((start, end), None)
+        if counts is None:
+            counts = np.bincount(self.y[self.rows(start, end)], minlength=self.n_classes)
         return counts * self.class_factor
 
     def weighted(self, hist: np.ndarray) -> np.ndarray:
@@ -232,6 +235,13 @@ class HistSplitter(SplitterBase):
                                   split.left_bins, self._buffer)
         mid = start + int(n_left)
         node_start, node_end, hist, counts = self._node
+        if (node_start, node_end) == (start, end) and self.class_factor is not None:
+            # class counts of the children from the split feature's histogram (whole
+            # numbers: exact, so the same as counting the rows)
+            column = hist[split.feature]
+            left = column[split.left_bins].sum(axis=0)
+            self._class_counts[(start, mid)] = left
+            self._class_counts[(mid, end)] = column.sum(axis=0) - left
         if (node_start, node_end) == (start, end) and start < mid < end:
             small = (start, mid) if mid - start <= end - mid else (mid, end)
             siblings = _Siblings((hist, counts), small)
