@@ -71,9 +71,10 @@ def test_fill_histograms_equals_bincount():
                                               np.bincount(binned[f, rows], minlength=6))
 
 
-def test_threads_write_the_same_model_as_one_thread(monkeypatch, tmp_path):
+def test_threads_and_bin_layouts_write_the_same_model(monkeypatch, tmp_path):
     """Every node's histograms filled by thread blocks (threshold 1) or on one thread
-    (threshold never reached): the same model file, with unit and with per-row weights.
+    (threshold never reached), from row-major bins or a transposed view of the
+    feature-major ones: the same model file, with unit and with per-row weights.
     tests/test_determinism.py's large case is too small for the production threshold."""
     import numba
 
@@ -86,13 +87,15 @@ def test_threads_write_the_same_model_as_one_thread(monkeypatch, tmp_path):
     weights = np.random.default_rng(3).random(6000) + 0.5
     for sample_weight in (None, weights):
         files = []
-        for threshold in (10**15, 1):
+        # threads or not; bins copied row by row, or read through a transposed view
+        for threshold, row_major_max in ((10**15, 10**15), (1, 10**15), (1, 0), (10**15, 0)):
             monkeypatch.setattr(hist_module, "PARALLEL_MIN_WORK", threshold)
-            path = tmp_path / f"{threshold}.json"
+            monkeypatch.setattr(hist_module, "ROW_MAJOR_MAX_BYTES", row_major_max)
+            path = tmp_path / f"{threshold}_{row_major_max}.json"
             DecisionTreeClassifier(splitter="hist", max_depth=10).fit(
                 X, y, sample_weight=sample_weight).save(path)
             files.append(path.read_bytes())
-        assert files[0] == files[1]
+        assert files[1:] == files[:1] * 3
 
 
 @settings(max_examples=100, deadline=None)

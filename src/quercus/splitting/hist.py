@@ -20,6 +20,10 @@ best_subset_split = kernels("split_categorical", "best_subset_split")
 # From this many (rows x features) a node's histograms are filled on every thread, a block
 # of features each (a parallel region costs more than a smaller node's whole fill).
 PARALLEL_MIN_WORK = 2_000_000
+# Up to this many bytes of bins, a row-major copy is made for filling histograms; above it
+# the fills read the (n_features, n_rows) bins through a transposed view (no copy, the
+# memory of large fits as documented in docs/large_files.md).
+ROW_MAJOR_MAX_BYTES = 256 * 2**20
 
 
 @dataclass
@@ -77,10 +81,13 @@ class HistSplitter(SplitterBase):
 
     @property
     def binned_rows(self) -> np.ndarray:
-        """The bins row by row, (n_rows, n_features): one more byte per value, so a deep
-        node's scattered rows cost one memory access each (``fill_histograms``)."""
+        """The bins indexed (row, feature): a row-major copy up to ``ROW_MAJOR_MAX_BYTES``
+        (so a deep node's scattered rows cost one memory access each in
+        ``fill_histograms``), else a transposed view of ``binned``. Same histograms."""
         if self._rows_major is None:
-            self._rows_major = np.ascontiguousarray(self.binned.T)
+            self._rows_major = (np.ascontiguousarray(self.binned.T)
+                                if self.binned.nbytes <= ROW_MAJOR_MAX_BYTES
+                                else self.binned.T)
         return self._rows_major
 
     def _fill(self, start, end):
