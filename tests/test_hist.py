@@ -49,19 +49,53 @@ def test_categorical_codes_are_bins():
 def test_fill_histograms_equals_bincount():
     rng = np.random.default_rng(1)
     binned = rng.integers(0, 6, size=(3, 200)).astype(np.uint8)
+    binned_rows = np.ascontiguousarray(binned.T)
     y = rng.integers(0, 2, 200).astype(np.int32)
     w = rng.random(200)
     rows = rng.permutation(200)[:120]
     hist = np.empty((3, 6, 2))
     counts = np.empty((3, 6), dtype=np.int64)
-    for parallel in (False, True):
-        fill_histograms(binned, rows, y, w, hist, counts, parallel)
-        for f in range(3):
-            for k in range(2):
-                mine = rows[y[rows] == k]
-                np.testing.assert_allclose(hist[f, :, k], np.bincount(
-                    binned[f, mine], weights=w[mine], minlength=6))
-            np.testing.assert_array_equal(counts[f], np.bincount(binned[f, rows], minlength=6))
+    no_tally = np.empty((0, 0, 0), dtype=np.int32)
+    # per-row weights summed as floats; unit weights tallied as integers
+    for weights, tally in ((w, no_tally), (np.zeros(0), np.empty((3, 6, 2), np.int32))):
+        unit = np.ones(200) if weights.shape[0] == 0 else weights
+        for n_blocks in (1, 2, 3):
+            hist[:] = np.nan
+            fill_histograms(binned_rows, rows, y, weights, tally, hist, counts, n_blocks)
+            for f in range(3):
+                for k in range(2):
+                    mine = rows[y[rows] == k]
+                    np.testing.assert_allclose(hist[f, :, k], np.bincount(
+                        binned[f, mine], weights=unit[mine], minlength=6), rtol=1e-15)
+                np.testing.assert_array_equal(counts[f],
+                                              np.bincount(binned[f, rows], minlength=6))
+
+
+def test_threads_and_bin_layouts_write_the_same_model(monkeypatch, tmp_path):
+    """Every node's histograms filled by thread blocks (threshold 1) or on one thread
+    (threshold never reached), from row-major bins or a transposed view of the
+    feature-major ones: the same model file, with unit and with per-row weights.
+    tests/test_determinism.py's large case is too small for the production threshold."""
+    import numba
+
+    from quercus.splitting import hist as hist_module
+
+    if numba.get_num_threads() < 2:
+        pytest.skip("one thread: there is no parallel path to compare with")
+    X, y = make_classification(6000, 8, n_informative=4, n_classes=3, random_state=3)
+    X[::13, 2] = np.nan
+    weights = np.random.default_rng(3).random(6000) + 0.5
+    for sample_weight in (None, weights):
+        files = []
+        # threads or not; bins copied row by row, or read through a transposed view
+        for threshold, row_major_max in ((10**15, 10**15), (1, 10**15), (1, 0), (10**15, 0)):
+            monkeypatch.setattr(hist_module, "PARALLEL_MIN_WORK", threshold)
+            monkeypatch.setattr(hist_module, "ROW_MAJOR_MAX_BYTES", row_major_max)
+            path = tmp_path / f"{threshold}_{row_major_max}.json"
+            DecisionTreeClassifier(splitter="hist", max_depth=10).fit(
+                X, y, sample_weight=sample_weight).save(path)
+            files.append(path.read_bytes())
+        assert files[1:] == files[:1] * 3
 
 
 @settings(max_examples=100, deadline=None)

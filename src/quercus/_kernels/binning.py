@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-ROWS_PER_BLOCK = 16384
+ROWS_PER_BLOCK = 4096
 GRID_CELLS = 1024
 
 
@@ -19,7 +19,7 @@ def edge_grid(edges: np.ndarray, cells: int = GRID_CELLS):
     return low, scale, np.searchsorted(edges, points, side="left").astype(np.int32)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _bin_of(v, edges, lo, hi, grid_low, grid_scale, grid_start, missing_bin):
     if np.isnan(v):
         return missing_bin
@@ -45,14 +45,18 @@ def bin_columns(X, features, edges, edge_ptr, grid_low, grid_scale, grid_start, 
     have no edges (edge_ptr[i] == edge_ptr[i+1]); their code is their bin. A grid per
     feature (``edge_grid``) finds the value's neighbourhood, a short scan the bin.
 
-    Rows are read in blocks, each row's features together, as X is stored row by row.
+    Rows are taken in blocks (one thread each) small enough to stay in cache, and a block
+    is binned one feature at a time, that feature's edges and grid at hand.
     """
     n_rows = X.shape[0]
     n_blocks = (n_rows + ROWS_PER_BLOCK - 1) // ROWS_PER_BLOCK
     for block in prange(n_blocks):
         start = block * ROWS_PER_BLOCK
         end = min(start + ROWS_PER_BLOCK, n_rows)
-        for r in range(start, end):
-            for i in range(features.shape[0]):
-                out[i, r] = _bin_of(X[r, features[i]], edges, edge_ptr[i], edge_ptr[i + 1],
-                                    grid_low[i], grid_scale[i], grid_start[i], missing_bin)
+        for i in range(features.shape[0]):
+            f = features[i]
+            lo, hi = edge_ptr[i], edge_ptr[i + 1]
+            low, scale = grid_low[i], grid_scale[i]
+            grid = grid_start[i]
+            for r in range(start, end):
+                out[i, r] = _bin_of(X[r, f], edges, lo, hi, low, scale, grid, missing_bin)

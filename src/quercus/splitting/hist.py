@@ -17,8 +17,13 @@ fill_histograms, partition_by_bin, scan_histograms = kernels(
     "histogram", "fill_histograms", "partition_by_bin", "scan_histograms")
 best_subset_split = kernels("split_categorical", "best_subset_split")
 
-# Below this many (rows x features) a node's histograms are filled on one thread.
-PARALLEL_MIN_WORK = 100_000
+# From this many (rows x features) a node's histograms are filled on every thread, a block
+# of features each (a parallel region costs more than a smaller node's whole fill).
+PARALLEL_MIN_WORK = 2_000_000
+# Up to this many bytes of bins, a row-major copy is made for filling histograms; above it
+# the fills read the (n_features, n_rows) bins through a transposed view (no copy, the
+# memory of large fits as documented in docs/large_files.md).
+ROW_MAJOR_MAX_BYTES = 256 * 2**20
 
 
 @dataclass
@@ -60,8 +65,11 @@ class HistSplitter(SplitterBase):
         self._buffer = np.empty(n_rows, dtype=np.int64)
         self.numeric = np.flatnonzero(~self.categorical_mask).astype(np.int64)
         self.class_factor = per_class_factors(self.y, self.sample_weight, self.n_classes)
-        self._ones = None if self.class_factor is None else np.ones(n_rows)
+        # unit weights (class factors apply after the sums): integer class tallies
+        self._no_weights = np.zeros(0)
+        self._rows_major = None  # the bins row by row, made at the first fill
         self._pending: dict[tuple, _Siblings] = {}
+        self._class_counts: dict[tuple, np.ndarray] = {}  # children's, read off at a split
         self._node = None  # (start, end, hist, counts) of the node last searched
 
     @property
@@ -71,15 +79,35 @@ class HistSplitter(SplitterBase):
     def rows(self, start: int, end: int) -> np.ndarray:
         return self.all_rows[start:end]
 
+    @property
+    def binned_rows(self) -> np.ndarray:
+        """The bins indexed (row, feature): a row-major copy up to ``ROW_MAJOR_MAX_BYTES``
+        (so a deep node's scattered rows cost one memory access each in
+        ``fill_histograms``), else a transposed view of ``binned``. Same histograms."""
+        if self._rows_major is None:
+            self._rows_major = (np.ascontiguousarray(self.binned.T)
+                                if self.binned.nbytes <= ROW_MAJOR_MAX_BYTES
+                                else self.binned.T)
+        return self._rows_major
+
     def _fill(self, start, end):
         shape = (self.binned.shape[0], self.missing_bin + 1)
         hist = np.empty(shape + (self.n_classes,))
         counts = np.empty(shape, dtype=np.int64)
-        parallel = (end - start) * shape[0] >= PARALLEL_MIN_WORK
+        n_blocks = 1
+        if (end - start) * shape[0] >= PARALLEL_MIN_WORK:
+            import numba  # only nodes big enough for threads, which run compiled
+
+            n_blocks = min(numba.get_num_threads(), shape[0])
         # weights that depend only on the class: hist holds class counts (exact, order-free)
-        weights = self.sample_weight if self._ones is None else self._ones
-        fill_histograms(self.binned, self.rows(start, end), self.y, weights, hist, counts,
-                        parallel)
+        if self.class_factor is None:
+            weights, tally = self.sample_weight, np.empty((0, 0, 0), dtype=np.int32)
+        else:
+            weights = self._no_weights
+            tally = np.empty(shape + (self.n_classes,),
+                             dtype=np.int32 if self.n_rows < 2**31 else np.int64)
+        fill_histograms(self.binned_rows, self.rows(start, end), self.y, weights, tally, hist,
+                        counts, n_blocks)
         return hist, counts
 
     @property
@@ -92,7 +120,9 @@ class HistSplitter(SplitterBase):
     def class_weights(self, start: int, end: int) -> np.ndarray:
         if self.class_factor is None:
             return super().class_weights(start, end)
-        counts = np.bincount(self.y[self.rows(start, end)], minlength=self.n_classes)
+        counts = self._class_counts.pop((start, end), None)
+        if counts is None:
+            counts = np.bincount(self.y[self.rows(start, end)], minlength=self.n_classes)
         return counts * self.class_factor
 
     def weighted(self, hist: np.ndarray) -> np.ndarray:
@@ -212,6 +242,13 @@ class HistSplitter(SplitterBase):
                                   split.left_bins, self._buffer)
         mid = start + int(n_left)
         node_start, node_end, hist, counts = self._node
+        if (node_start, node_end) == (start, end) and self.class_factor is not None:
+            # class counts of the children from the split feature's histogram (whole
+            # numbers: exact, so the same as counting the rows)
+            column = hist[split.feature]
+            left = column[split.left_bins].sum(axis=0)
+            self._class_counts[(start, mid)] = left
+            self._class_counts[(mid, end)] = column.sum(axis=0) - left
         if (node_start, node_end) == (start, end) and start < mid < end:
             small = (start, mid) if mid - start <= end - mid else (mid, end)
             siblings = _Siblings((hist, counts), small)
