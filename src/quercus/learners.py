@@ -229,7 +229,10 @@ def fit_optimal(X, y, sample_weight, schema, n_classes: int, settings: Settings)
         min_impurity_decrease=0.0,
         max_leaf_nodes=None if options.max_splits is None else options.max_splits + 1))
     cart = None
-    if known.any():
+    # CART's tree is the fallback of an anytime search (time_limit, max_gap); a search run
+    # to its proof starts from the greedy tree alone, which CART never beats on the anchors
+    anytime = options.time_limit is not None or options.max_gap > 0
+    if known.any() and anytime:
         # one thread: the greedy tree is little work, and parallel kernels on a busy
         # machine can wait for idle threads longer than the whole time limit
         import numba

@@ -142,8 +142,7 @@ def _to_flat(tree: SearchNode, search: Search, rows: np.ndarray, missing: str) -
     stack = [(tree, rows, -1, 0)]
     while stack:
         node, node_rows, parent, branch = stack.pop()
-        weights = np.zeros(search.n_classes)
-        np.add.at(weights, search.y[node_rows], search.w[node_rows])
+        weights = search.class_weights(node_rows).astype(np.float64)
         total = weights.sum()
         gini = 1.0 - float(((weights / total) ** 2).sum()) if total > 0 else 0.0
         new = recorder.add(value=weights, impurity=gini, n_samples=node_rows.size,
