@@ -429,6 +429,13 @@ def _sweep_feature(g, goes, orders, tot, K, min_leaf, e_out, c_out):
 
 
 @njit(cache=True)
+def _closed(bound, best, best_g, g):
+    """Whether feature g cannot give a child's best: its bound is above the best so far,
+    or that best is 0 (no error is below it) and was not found at a later feature."""
+    return bound > best or (best <= 0 and best_g < g)
+
+
+@njit(cache=True)
 def _sweep_child_bests(goes, orders, y, w, rows, K, min_leaf, work, lb, first, feat_best):
     """``_child_bests`` of a root test on a node of numeric features without missing
     values, by sweeps of each feature's sorted rows (``goes[i]``: row ``rows[i]`` is in
@@ -436,8 +443,8 @@ def _sweep_child_bests(goes, orders, y, w, rows, K, min_leaf, work, lb, first, f
     (features in order, cuts in increasing code, the first strictly better kept).
 
     ``lb[s, g]``: a lower bound on child s's best with feature g (its leaf included);
-    a feature whose bounds on both sides are above the best found so far is not swept
-    (``first[s]``, a likely best feature, is swept first). ``feat_best[s, g]`` receives
+    a feature whose bounds on both sides are above the best found so far (or where that
+    best is 0) is not swept (``first[s]``, a likely best feature, is swept first). ``feat_best[s, g]`` receives
     each feature's best (its bound where it was skipped), for the bounds of later cuts."""
     lvec, rvec, test_l, test_r, _empty, _empty_err = work
     n_features = lb.shape[1]
@@ -467,7 +474,11 @@ def _sweep_child_bests(goes, orders, y, w, rows, K, min_leaf, work, lb, first, f
                 continue
         else:
             g = step - 2
-            if done[g] or (lb[0, g] > best[0] and lb[1, g] > best[1]):
+            # a side is closed when its bound is above its best, or its best is 0 (no
+            # error is below it) and found at the leaf or an earlier feature (ties go to
+            # the first feature)
+            if done[g] or (_closed(lb[0, g], best[0], best_g[0], g)
+                           and _closed(lb[1, g], best[1], best_g[1], g)):
                 continue
         done[g] = True
         e[0] = leaf[0]
@@ -527,7 +538,8 @@ def _sweep_wanted(codes, w, rows, n_codes, categorical, table, K):
 @njit(cache=True)
 def _interval_block(tests, t0, t1, g, table, local, offsets, glob, categorical, K, learn,
                     max_subset, min_leaf, total, y, w, rows, by_slot, slot_start,
-                    out_error, out_tests, work, left, right, ub2, ub3, sweep, orders, goes):
+                    out_error, out_tests, work, left, right, ub2, ub3, sweep, orders, goes,
+                    node_feat):
     """The ORDERED root tests ``t0`` to ``t1 - 1`` of feature g (no missing value of g at
     the node, min_leaf 1), by ConTree's interval pruning: moving the cut right only adds
     rows to the left child and removes rows from the right one, so neither child's optimum
@@ -559,7 +571,7 @@ def _interval_block(tests, t0, t1, g, table, local, offsets, glob, categorical, 
             np.zeros((m, n_features), dtype=total.dtype),
             np.full((m, 2), -1, dtype=np.int64),
             np.zeros((2, n_features), dtype=total.dtype), np.full(2, -1, dtype=np.int64),
-            np.zeros((2, n_features), dtype=total.dtype))
+            np.zeros((2, n_features), dtype=total.dtype), node_feat)
     near = np.full(2, -1, dtype=np.int64)
     evaluated = 0
     for j in range(m):
@@ -610,6 +622,17 @@ def _interval_block(tests, t0, t1, g, table, local, offsets, glob, categorical, 
 
 
 @njit(cache=True)
+def _node_bounds(node_feat, w_left, w_right, lb):
+    """Bounds on the children's best per feature from the node's (``node_feat``): a
+    child is the node without the other child's rows, of weight W, and removing rows of
+    weight W lowers a best by at most W (and none is below 0)."""
+    zero = w_left - w_left
+    for g in range(lb.shape[1]):
+        lb[0, g] = max(zero, node_feat[g] - w_right)
+        lb[1, g] = max(zero, node_feat[g] - w_left)
+
+
+@njit(cache=True)
 def _evaluate_cut(tests, t0, j, end, table, local, offsets, glob, categorical, K, learn,
                   max_subset, min_leaf, total, y, w, rows, by_slot, out_error, out_tests,
                   work, left, right, first_index, leaf_l, best_l, leaf_r, best_r, sweep,
@@ -623,17 +646,17 @@ def _evaluate_cut(tests, t0, j, end, table, local, offsets, glob, categorical, K
     if sweep:
         for q in range(n):
             goes[by_slot[q]] = q < end
-        feat_l, feat_r, winner, lb, first, scratch = feat
+        feat_l, feat_r, winner, lb, first, scratch, node_feat = feat
         i, k = near[0], near[1]
-        lb[:, :] = 0
         first[0] = -1
         first[1] = -1
+        _node_bounds(node_feat, cw[ends[j]], cw[n] - cw[ends[j]], lb)
         if i >= 0:
             gain = cw[ends[j]] - cw[ends[i]]  # rows moved from right to left between i and j
             loss = cw[ends[k]] - cw[ends[j]]
             for g in range(lb.shape[1]):
-                lb[0, g] = max(feat_l[i, g], feat_l[k, g] - loss)
-                lb[1, g] = max(feat_r[k, g], feat_r[i, g] - gain)
+                lb[0, g] = max(lb[0, g], feat_l[i, g], feat_l[k, g] - loss)
+                lb[1, g] = max(lb[1, g], feat_r[k, g], feat_r[i, g] - gain)
             first[0] = winner[i, 0]
             first[1] = winner[k, 1]
         a, b, c, d = _sweep_child_bests(goes, orders, y, w, rows, K, min_leaf, work, lb,
@@ -662,7 +685,7 @@ def _evaluate_cut(tests, t0, j, end, table, local, offsets, glob, categorical, K
 @njit(cache=True)
 def _cut_bounds(tests, errors, first, last, n_tests, table, local, offsets, glob,
                 categorical, K, learn, max_subset, min_leaf, total, codes, y, w, rows,
-                can_skip, out_error, work, sweep, orders):
+                can_skip, out_error, work, sweep, orders, node_feat):
     """(cost with <= 2 splits, with <= 3) of the best tree found under the best single cut
     of each numeric feature (without missing values here) among the root tests
     ``first`` to ``last - 1``; the leaf's error and single splits count too."""
@@ -694,6 +717,14 @@ def _cut_bounds(tests, errors, first, last, n_tests, table, local, offsets, glob
         for i in range(n):
             flags[i] = goes_left(tests[t], codes[rows[i], g])
         if sweep:
+            w_left = total[0] - total[0]
+            w_right = w_left
+            for i in range(n):
+                if flags[i]:
+                    w_left += w[rows[i]]
+                else:
+                    w_right += w[rows[i]]
+            _node_bounds(node_feat, w_left, w_right, no_bound)
             leaf_l, d1_l, leaf_r, d1_r = _sweep_child_bests(flags, orders, y, w, rows, K,
                                                             min_leaf, work, no_bound,
                                                             no_first, scratch_feat)
@@ -780,13 +811,26 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
     shape = (codes.shape[1], n if sorted_rows else 0)
     orders = (np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=np.int64),
               np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=w.dtype))
+    node_feat = np.zeros(codes.shape[1] if sorted_rows else 0, dtype=table.dtype)
     if sorted_rows:
         _feature_orders(local, offsets, glob, y, w, rows, orders)
+        # each feature's best single cut of the node: bounds for its children's
+        everything = np.ones(n, dtype=np.bool_)
+        node_tot = np.zeros((2, K + 1), dtype=table.dtype)
+        node_tot[0, :] = total
+        e = np.empty(2, dtype=table.dtype)
+        c = np.empty(2, dtype=np.int64)
+        for g in range(codes.shape[1]):
+            e[0] = leaf
+            e[1] = 0
+            _sweep_feature(g, everything, orders, node_tot, K, min_leaf, e, c)
+            node_feat[g] = e[0]
     goes = np.zeros(n, dtype=np.bool_)
     # upper bounds before the scan (ConTree evaluates promising cuts first)
     ub2, ub3 = _cut_bounds(tests, errors, first, last, n_tests, table, local, offsets, glob,
                            categorical, K, learn, max_subset, min_leaf, total, codes, y, w,
-                           rows, can_skip, out_error, work, sorted_rows, orders)
+                           rows, can_skip, out_error, work, sorted_rows, orders,
+                           node_feat)
     end = min(last, n_tests)
     t = first
     while t < end:
@@ -802,7 +846,7 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
             _interval_block(tests, t - 1, t1, g, table, local, offsets, glob, categorical, K,
                             learn, max_subset, min_leaf, total, y, w, rows, by_slot,
                             slot_start, out_error, out_tests, work, left, right, ub2, ub3,
-                            sorted_rows, orders, goes)
+                            sorted_rows, orders, goes, node_feat)
             sweep_g = -1
             t = t1
             continue
