@@ -44,9 +44,19 @@ def test_sweep_equals_class_tables(seed):
         goes = rng.random(n) < rng.random()
         min_leaf = int(rng.choice([1, 1, 2, 5]))
         by_sweep = _work(k, w.dtype)
-        exact = np.zeros((2, f), dtype=w.dtype)
         a = K._sweep_child_bests(goes, orders, y, w, rows, k, min_leaf, by_sweep,
-                                 np.zeros((2, f), dtype=w.dtype), np.full(2, -1), exact)
+                                 np.zeros((2, f), dtype=w.dtype), np.full(2, -1),
+                                 np.zeros((2, f), dtype=w.dtype))
+        # each feature's best in each child (its leaf's error when no cut is better)
+        sides = np.zeros((2, k + 1), dtype=w.dtype)
+        for i in range(n):
+            sides[0 if goes[i] else 1, y[rows[i]]] += w[rows[i]]
+            sides[0 if goes[i] else 1, k] += 1
+        exact = np.zeros((2, f), dtype=w.dtype)
+        for g in range(f):
+            e = np.array([K.leaf_error(sides[0], k), K.leaf_error(sides[1], k)], dtype=w.dtype)
+            K._sweep_feature(g, goes, orders, sides, k, min_leaf, e, np.full(2, -1))
+            exact[:, g] = e
         # valid lower bounds (each feature's best, minus a slack of 0-2) and a feature
         # swept first: some features are skipped, the answer stays the same
         bound = exact - rng.integers(0, 3, (2, f)).astype(w.dtype)

@@ -750,7 +750,10 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
     feature -1 where the node is a leaf. With ``first == 0`` the outputs are reset to the
     leaf and the best single split; later calls (the next root tests) only improve them,
     so a caller may cut the work in pieces. Ties keep the first tree found (tests in scan
-    order, left child before right). Returns the number of root tests.
+    order, left child before right). Returns ``(number of root tests, end)``: the call
+    evaluated the root tests ``first`` to ``end - 1``, ``end >= last`` when there are that
+    many (a numeric feature's cuts are not cut in two: their interval pruning needs them
+    all), so the next piece starts at ``end``.
     """
     K = n_classes
     table, offsets, glob, local = node_table(codes, y, w, rows, n_codes, K)
@@ -769,7 +772,7 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
         for b in range(4):
             out_error[b] = leaf
         if n == 0:
-            return 0
+            return 0, 0
         best1, _n = scan_tests(table, offsets, glob, categorical, K, learn, max_subset,
                                min_leaf, leaf, one, empty, empty_err)
         if one[0, 0] != NO_FEATURE:
@@ -777,7 +780,7 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
                 out_error[b] = best1
                 out_tests[b, 0] = one[0]
     if depth < 2 or n == 0:
-        return 0
+        return 0, 0
     n_tests = count_tests(table, offsets, glob, categorical, K, learn, max_subset, min_leaf)
     tests = np.zeros((n_tests, TEST_WIDTH), dtype=np.int64)
     errors = np.zeros(n_tests, dtype=table.dtype)
@@ -827,11 +830,14 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
             node_feat[g] = e[0]
     goes = np.zeros(n, dtype=np.bool_)
     # upper bounds before the scan (ConTree evaluates promising cuts first)
-    ub2, ub3 = _cut_bounds(tests, errors, first, last, n_tests, table, local, offsets, glob,
+    end = min(last, n_tests)
+    while 0 < end < n_tests and tests[end, 1] == ORDERED and tests[end - 1, 1] == ORDERED \
+            and tests[end, 0] == tests[end - 1, 0]:
+        end += 1  # the rest of this feature's cuts
+    ub2, ub3 = _cut_bounds(tests, errors, first, end, n_tests, table, local, offsets, glob,
                            categorical, K, learn, max_subset, min_leaf, total, codes, y, w,
                            rows, can_skip, out_error, work, sorted_rows, orders,
                            node_feat)
-    end = min(last, n_tests)
     t = first
     while t < end:
         test = tests[t]
@@ -895,7 +901,7 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
         if out_error[b - 1] <= out_error[b]:
             out_error[b] = out_error[b - 1]
             out_tests[b] = out_tests[b - 1]
-    return n_tests
+    return n_tests, end
 
 
 @njit(cache=True)

@@ -139,11 +139,11 @@ class Search:
                                 self.options.min_samples_leaf, self._error, self._tests)
         while not binary:  # root tests in pieces: the time limit is checked in between
             began = time.perf_counter()
-            n_tests = solve_depth2(self.codes, self.y, self.w, rows, self.fc.n_codes,
-                                   self.fc.categorical, self.n_classes, depth, self.learn,
-                                   self.max_subset, self.options.min_samples_leaf, first,
-                                   first + chunk, self._error, self._tests)
-            first += chunk
+            n_tests, first = solve_depth2(self.codes, self.y, self.w, rows,
+                                          self.fc.n_codes, self.fc.categorical,
+                                          self.n_classes, depth, self.learn, self.max_subset,
+                                          self.options.min_samples_leaf, first,
+                                          first + chunk, self._error, self._tests)
             if first >= n_tests:
                 break
             self.check_time()
