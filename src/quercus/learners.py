@@ -220,7 +220,7 @@ def fit_interval(X, y, sample_weight, schema, n_classes: int, settings: Settings
 def fit_optimal(X, y, sample_weight, schema, n_classes: int, settings: Settings) -> Tree:
     """The tree of least training error (plus split penalty) at depth <= max_depth, by
     branch and bound from a greedy incumbent (docs/optimal.md)."""
-    started = time.perf_counter()  # the time limit counts the greedy CART tree too
+    started = time.perf_counter()  # the time limit counts everything
     options = settings.optimal
     known = y >= 0
     cart_settings = Settings(criterion="gini", rules=StoppingRules(
@@ -229,18 +229,21 @@ def fit_optimal(X, y, sample_weight, schema, n_classes: int, settings: Settings)
         min_impurity_decrease=0.0,
         max_leaf_nodes=None if options.max_splits is None else options.max_splits + 1))
     cart = None
-    if known.any():
-        # one thread: the greedy tree is little work, and parallel kernels on a busy
-        # machine can wait for idle threads longer than the whole time limit
-        import numba
+    # CART's tree is the fallback of an anytime search (time_limit, max_gap), fitted only
+    # when the search stops before its proof: a finished search is never worse
+    if known.any() and (options.time_limit is not None or options.max_gap > 0):
+        def cart():
+            # one thread: the greedy tree is little work, and parallel kernels on a busy
+            # machine can wait for idle threads longer than the whole time limit
+            import numba
 
-        threads = numba.get_num_threads()
-        numba.set_num_threads(1)
-        try:
-            cart = fit_cart(X[known], y[known], sample_weight[known], schema, n_classes,
-                            cart_settings)
-        finally:
-            numba.set_num_threads(threads)
+            threads = numba.get_num_threads()
+            numba.set_num_threads(1)
+            try:
+                return fit_cart(X[known], y[known], sample_weight[known], schema, n_classes,
+                                cart_settings)
+            finally:
+                numba.set_num_threads(threads)
     tree, settings.result = fit_optimal_tree(X, y, sample_weight, schema.categorical_mask,
                                              schema.n_categories, n_classes, options,
                                              cart=cart, started=started)

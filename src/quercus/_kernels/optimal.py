@@ -378,9 +378,168 @@ def _cut_bound_open(j, i, k, cw, ends, leaf_l, best_l, leaf_r, best_r, best2, be
 
 
 @njit(cache=True)
+def _feature_orders(local, offsets, glob, y, w, rows, orders):
+    """For each feature g, the positions 0..n-1 of the node's rows ordered by its code
+    (``orders[0][g]``), and in that order their codes, classes and weights."""
+    by_feature, codes_sorted, classes_sorted, weights_sorted = orders
+    n = rows.shape[0]
+    start = np.zeros(offsets[offsets.shape[0] - 1] + 1, dtype=np.int64)
+    for g in range(offsets.shape[0] - 1):
+        _rows_by_slot(local, g, offsets, n, by_feature[g], start)
+        for q in range(n):
+            i = by_feature[g, q]
+            codes_sorted[g, q] = glob[local[i, g]]
+            classes_sorted[g, q] = y[rows[i]]
+            weights_sorted[g, q] = w[rows[i]]
+
+
+@njit(cache=True)
+def _sweep_feature(g, goes, orders, tot, K, min_leaf, e_out, c_out):
+    """Both children's best cut of feature g by one sweep of its sorted rows: ``e_out[s]``
+    the least error of child s (0 left, 1 right) below its leaf's (else the leaf's),
+    ``c_out[s]`` the first cut code reaching it (-1: none)."""
+    by_feature, codes_sorted, classes_sorted, weights_sorted = orders
+    n = by_feature.shape[1]
+    cum = np.zeros((2, K + 1), dtype=tot.dtype)
+    last = np.zeros(2, dtype=np.int64)
+    for q in range(n):
+        side = 0 if goes[by_feature[g, q]] else 1
+        c = codes_sorted[g, q]
+        # the cut "code <= last" of that child, when both its sides are large enough
+        if cum[side, K] > 0 and c != last[side] and cum[side, K] >= min_leaf \
+                and tot[side, K] - cum[side, K] >= min_leaf:
+            a_top = cum[side, 0]
+            a_sum = a_top
+            b_top = tot[side, 0] - a_top
+            b_sum = b_top
+            for k in range(1, K):
+                a = cum[side, k]
+                b = tot[side, k] - a
+                a_sum += a
+                b_sum += b
+                a_top = max(a_top, a)
+                b_top = max(b_top, b)
+            e = (a_sum - a_top) + (b_sum - b_top)
+            if e < e_out[side]:
+                e_out[side] = e
+                c_out[side] = last[side]
+        cum[side, classes_sorted[g, q]] += weights_sorted[g, q]
+        cum[side, K] += 1
+        last[side] = c
+
+
+@njit(cache=True)
+def _closed(bound, best, best_g, g):
+    """Whether feature g cannot give a child's best: its bound is above the best so far,
+    or that best is 0 (no error is below it) and was not found at a later feature."""
+    return bound > best or (best <= 0 and best_g < g)
+
+
+@njit(cache=True)
+def _sweep_child_bests(goes, orders, y, w, rows, K, min_leaf, work, lb, first, feat_best):
+    """``_child_bests`` of a root test on a node of numeric features without missing
+    values, by sweeps of each feature's sorted rows (``goes[i]``: row ``rows[i]`` is in
+    the left child) instead of the children's class tables: the same errors and tests
+    (features in order, cuts in increasing code, the first strictly better kept).
+
+    ``lb[s, g]``: a lower bound on child s's best with feature g (its leaf included);
+    a feature whose bounds on both sides are above the best found so far (or where that
+    best is 0) is not swept (``first[s]``, a likely best feature, is swept first). ``feat_best[s, g]`` receives
+    each feature's best (its bound where it was skipped), for the bounds of later cuts."""
+    lvec, rvec, test_l, test_r, _empty, _empty_err = work
+    n_features = lb.shape[1]
+    n = rows.shape[0]
+    tot = np.zeros((2, K + 1), dtype=lvec.dtype)  # row 0: the left child, 1: the right
+    for i in range(n):
+        r = rows[i]
+        side = 0 if goes[i] else 1
+        tot[side, y[r]] += w[r]
+        tot[side, K] += 1
+    for k in range(K + 1):
+        lvec[k] = tot[0, k]
+        rvec[k] = tot[1, k]
+    leaf = np.empty(2, dtype=lvec.dtype)
+    leaf[0] = leaf_error(lvec, K)
+    leaf[1] = leaf_error(rvec, K)
+    best = leaf.copy()
+    best_g = np.full(2, -1, dtype=np.int64)
+    best_c = np.zeros(2, dtype=np.int64)
+    e = np.empty(2, dtype=lvec.dtype)
+    c = np.empty(2, dtype=np.int64)
+    done = np.zeros(n_features, dtype=np.bool_)
+    for step in range(2 + n_features):
+        if step < 2:
+            g = first[step]
+            if g < 0 or done[g]:
+                continue
+        else:
+            g = step - 2
+            # a side is closed when its bound is above its best, or its best is 0 (no
+            # error is below it) and found at the leaf or an earlier feature (ties go to
+            # the first feature)
+            if done[g] or (_closed(lb[0, g], best[0], best_g[0], g)
+                           and _closed(lb[1, g], best[1], best_g[1], g)):
+                continue
+        done[g] = True
+        e[0] = leaf[0]
+        e[1] = leaf[1]
+        c[0] = -1
+        c[1] = -1
+        _sweep_feature(g, goes, orders, tot, K, min_leaf, e, c)
+        for side in range(2):
+            feat_best[side, g] = e[side]
+            # the first feature (in order) with the least error wins, as in a plain scan
+            if c[side] >= 0 and (e[side] < best[side] or (e[side] == best[side]
+                                                         and g < best_g[side])):
+                best[side] = e[side]
+                best_g[side] = g
+                best_c[side] = c[side]
+    for g in range(n_features):
+        if not done[g]:
+            feat_best[0, g] = lb[0, g]
+            feat_best[1, g] = lb[1, g]
+    test_l[0, 0] = NO_FEATURE
+    test_r[0, 0] = NO_FEATURE
+    for side in range(2):
+        out = test_l if side == 0 else test_r
+        if best_g[side] >= 0:
+            out[0, :] = 0
+            out[0, 0] = best_g[side]
+            out[0, 1] = ORDERED
+            out[0, 2] = best_c[side]
+    return leaf[0], best[0], leaf[1], best[1]
+
+
+@njit(cache=True)
+def _sweep_wanted(codes, w, rows, n_codes, categorical, table, K):
+    """Whether the sweep of ``_sweep_child_bests`` applies to the node and costs less
+    than the class tables: only numeric features, no missing value, whole weights (the
+    sums are then exact in any order), and fewer row visits than table slots to fill."""
+    n = rows.shape[0]
+    n_features = codes.shape[1]
+    for g in range(n_features):
+        if categorical[g]:
+            return False
+    total = 0.0
+    for i in range(n):
+        r = rows[i]
+        v = float(w[r])
+        if v != np.floor(v):
+            return False
+        total += v
+        for g in range(n_features):
+            if codes[r, g] < 0:
+                return False
+    if total >= 2.0**52:
+        return False
+    return n * n_features < 2 * table.shape[0] * (K + 1)
+
+
+@njit(cache=True)
 def _interval_block(tests, t0, t1, g, table, local, offsets, glob, categorical, K, learn,
                     max_subset, min_leaf, total, y, w, rows, by_slot, slot_start,
-                    out_error, out_tests, work, left, right, ub2, ub3):
+                    out_error, out_tests, work, left, right, ub2, ub3, sweep, orders, goes,
+                    node_feat):
     """The ORDERED root tests ``t0`` to ``t1 - 1`` of feature g (no missing value of g at
     the node, min_leaf 1), by ConTree's interval pruning: moving the cut right only adds
     rows to the left child and removes rows from the right one, so neither child's optimum
@@ -407,6 +566,13 @@ def _interval_block(tests, t0, t1, g, table, local, offsets, glob, categorical, 
     cw = np.zeros(n + 1, dtype=total.dtype)  # weight of the first q rows in by_slot order
     for q in range(n):
         cw[q + 1] = cw[q] + w[rows[by_slot[q]]]
+    n_features = offsets.shape[0] - 1 if sweep else 0
+    feat = (np.zeros((m, n_features), dtype=total.dtype),
+            np.zeros((m, n_features), dtype=total.dtype),
+            np.full((m, 2), -1, dtype=np.int64),
+            np.zeros((2, n_features), dtype=total.dtype), np.full(2, -1, dtype=np.int64),
+            np.zeros((2, n_features), dtype=total.dtype), node_feat)
+    near = np.full(2, -1, dtype=np.int64)
     evaluated = 0
     for j in range(m):
         if j != 0 and j != m - 1:
@@ -414,7 +580,7 @@ def _interval_block(tests, t0, t1, g, table, local, offsets, glob, categorical, 
         _evaluate_cut(tests, t0, j, ends[j], table, local, offsets, glob, categorical, K,
                       learn, max_subset, min_leaf, total, y, w, rows, by_slot, out_error,
                       out_tests, work, left, right, first_index, leaf_l, best_l, leaf_r,
-                      best_r)
+                      best_r, sweep, orders, goes, near, cw, ends, feat)
         evaluated += 1
     top = 0
     if m > 2:
@@ -439,12 +605,13 @@ def _interval_block(tests, t0, t1, g, table, local, offsets, glob, categorical, 
                 hi = j
         if lo > hi:
             continue
-        mid = (lo + hi) // 2
         mid = (i + k) // 2
+        near[0] = i
+        near[1] = k
         _evaluate_cut(tests, t0, mid, ends[mid], table, local, offsets, glob, categorical,
                       K, learn, max_subset, min_leaf, total, y, w, rows, by_slot,
                       out_error, out_tests, work, left, right, first_index, leaf_l,
-                      best_l, leaf_r, best_r)
+                      best_l, leaf_r, best_r, sweep, orders, goes, near, cw, ends, feat)
         evaluated += 1
         stack[top, 0] = mid
         stack[top, 1] = k
@@ -455,22 +622,61 @@ def _interval_block(tests, t0, t1, g, table, local, offsets, glob, categorical, 
 
 
 @njit(cache=True)
+def _node_bounds(node_feat, w_left, w_right, lb):
+    """Bounds on the children's best per feature from the node's (``node_feat``): a
+    child is the node without the other child's rows, of weight W, and removing rows of
+    weight W lowers a best by at most W (and none is below 0)."""
+    zero = w_left - w_left
+    for g in range(lb.shape[1]):
+        lb[0, g] = max(zero, node_feat[g] - w_right)
+        lb[1, g] = max(zero, node_feat[g] - w_left)
+
+
+@njit(cache=True)
 def _evaluate_cut(tests, t0, j, end, table, local, offsets, glob, categorical, K, learn,
                   max_subset, min_leaf, total, y, w, rows, by_slot, out_error, out_tests,
-                  work, left, right, first_index, leaf_l, best_l, leaf_r, best_r):
-    """Children's tables of the cut ``j`` of an interval block (the smaller side built row
-    by row), their bests recorded in the block's arrays and the per-budget bests."""
+                  work, left, right, first_index, leaf_l, best_l, leaf_r, best_r, sweep,
+                  orders, goes, near, cw, ends, feat):
+    """Children's bests of the cut ``j`` of an interval block (by the sweep, or from their
+    tables, the smaller side built row by row), recorded in the block's arrays and the
+    per-budget bests. ``near``: the evaluated cuts i < j < k around it (-1: none), whose
+    per-feature bests (``feat``) bound the sweep's features as ``_cut_bound_open`` bounds
+    the children."""
     n = rows.shape[0]
-    small, big = (left, right) if end <= n - end else (right, left)
-    small[:, :] = 0
-    lo, hi = (0, end) if end <= n - end else (end, n)
-    for q in range(lo, hi):
-        _add_row(small, local, by_slot[q], y, w, rows, K)
-    for s in range(table.shape[0]):
-        for k in range(K + 1):
-            big[s, k] = table[s, k] - small[s, k]
-    a, b, c, d = _child_bests(left, right, total, offsets, glob, categorical, K, learn,
-                              max_subset, min_leaf, work)
+    if sweep:
+        for q in range(n):
+            goes[by_slot[q]] = q < end
+        feat_l, feat_r, winner, lb, first, scratch, node_feat = feat
+        i, k = near[0], near[1]
+        first[0] = -1
+        first[1] = -1
+        _node_bounds(node_feat, cw[ends[j]], cw[n] - cw[ends[j]], lb)
+        if i >= 0:
+            gain = cw[ends[j]] - cw[ends[i]]  # rows moved from right to left between i and j
+            loss = cw[ends[k]] - cw[ends[j]]
+            for g in range(lb.shape[1]):
+                lb[0, g] = max(lb[0, g], feat_l[i, g], feat_l[k, g] - loss)
+                lb[1, g] = max(lb[1, g], feat_r[k, g], feat_r[i, g] - gain)
+            first[0] = winner[i, 0]
+            first[1] = winner[k, 1]
+        a, b, c, d = _sweep_child_bests(goes, orders, y, w, rows, K, min_leaf, work, lb,
+                                        first, scratch)
+        for g in range(lb.shape[1]):
+            feat_l[j, g] = scratch[0, g]
+            feat_r[j, g] = scratch[1, g]
+        winner[j, 0] = work[2][0, 0]
+        winner[j, 1] = work[3][0, 0]
+    else:
+        small, big = (left, right) if end <= n - end else (right, left)
+        small[:, :] = 0
+        lo, hi = (0, end) if end <= n - end else (end, n)
+        for q in range(lo, hi):
+            _add_row(small, local, by_slot[q], y, w, rows, K)
+        for s in range(table.shape[0]):
+            for k in range(K + 1):
+                big[s, k] = table[s, k] - small[s, k]
+        a, b, c, d = _child_bests(left, right, total, offsets, glob, categorical, K, learn,
+                                  max_subset, min_leaf, work)
     leaf_l[j], best_l[j], leaf_r[j], best_r[j] = a, b, c, d
     _record_root(tests[t0 + j], t0 + j, a, b, c, d, work[2], work[3], out_error, out_tests,
                  first_index)
@@ -479,7 +685,7 @@ def _evaluate_cut(tests, t0, j, end, table, local, offsets, glob, categorical, K
 @njit(cache=True)
 def _cut_bounds(tests, errors, first, last, n_tests, table, local, offsets, glob,
                 categorical, K, learn, max_subset, min_leaf, total, codes, y, w, rows,
-                can_skip, out_error, work):
+                can_skip, out_error, work, sweep, orders, node_feat):
     """(cost with <= 2 splits, with <= 3) of the best tree found under the best single cut
     of each numeric feature (without missing values here) among the root tests
     ``first`` to ``last - 1``; the leaf's error and single splits count too."""
@@ -501,16 +707,33 @@ def _cut_bounds(tests, errors, first, last, n_tests, table, local, offsets, glob
     flags = np.zeros(n, dtype=np.bool_)
     scratch_error = out_error.copy()
     scratch_tests = np.zeros((4, 3, TEST_WIDTH), dtype=np.int64)
+    no_bound = np.zeros((2, n_features), dtype=total.dtype)
+    no_first = np.full(2, -1, dtype=np.int64)
+    scratch_feat = np.zeros((2, n_features), dtype=total.dtype)
     for g in range(n_features):
         t = pick[g]
         if t < 0:
             continue
         for i in range(n):
             flags[i] = goes_left(tests[t], codes[rows[i], g])
-        _side_tables(table, local, flags, n, K, y, w, rows, left, right)
-        c2, c3 = _evaluate_root(tests[t], left, right, total, offsets, glob, categorical, K,
-                                learn, max_subset, min_leaf, scratch_error, scratch_tests,
-                                work)
+        if sweep:
+            w_left = total[0] - total[0]
+            w_right = w_left
+            for i in range(n):
+                if flags[i]:
+                    w_left += w[rows[i]]
+                else:
+                    w_right += w[rows[i]]
+            _node_bounds(node_feat, w_left, w_right, no_bound)
+            leaf_l, d1_l, leaf_r, d1_r = _sweep_child_bests(flags, orders, y, w, rows, K,
+                                                            min_leaf, work, no_bound,
+                                                            no_first, scratch_feat)
+            c2, c3 = min(leaf_l + d1_r, d1_l + leaf_r), d1_l + d1_r
+        else:
+            _side_tables(table, local, flags, n, K, y, w, rows, left, right)
+            c2, c3 = _evaluate_root(tests[t], left, right, total, offsets, glob,
+                                    categorical, K, learn, max_subset, min_leaf,
+                                    scratch_error, scratch_tests, work)
         ub2 = min(ub2, c2)
         ub3 = min(ub3, c3, ub2)
     return ub2, ub3
@@ -527,7 +750,10 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
     feature -1 where the node is a leaf. With ``first == 0`` the outputs are reset to the
     leaf and the best single split; later calls (the next root tests) only improve them,
     so a caller may cut the work in pieces. Ties keep the first tree found (tests in scan
-    order, left child before right). Returns the number of root tests.
+    order, left child before right). Returns ``(number of root tests, end)``: the call
+    evaluated the root tests ``first`` to ``end - 1``, ``end >= last`` when there are that
+    many (a numeric feature's cuts are not cut in two: their interval pruning needs them
+    all), so the next piece starts at ``end``.
     """
     K = n_classes
     table, offsets, glob, local = node_table(codes, y, w, rows, n_codes, K)
@@ -546,7 +772,7 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
         for b in range(4):
             out_error[b] = leaf
         if n == 0:
-            return 0
+            return 0, 0
         best1, _n = scan_tests(table, offsets, glob, categorical, K, learn, max_subset,
                                min_leaf, leaf, one, empty, empty_err)
         if one[0, 0] != NO_FEATURE:
@@ -554,7 +780,7 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
                 out_error[b] = best1
                 out_tests[b, 0] = one[0]
     if depth < 2 or n == 0:
-        return 0
+        return 0, 0
     n_tests = count_tests(table, offsets, glob, categorical, K, learn, max_subset, min_leaf)
     tests = np.zeros((n_tests, TEST_WIDTH), dtype=np.int64)
     errors = np.zeros(n_tests, dtype=table.dtype)
@@ -583,11 +809,35 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
     for g in range(n_codes.shape[0]):
         if categorical[g] and max_subset > 0 and n_codes[g] > max_subset:
             can_skip = False
+    # numeric nodes without missing values: children's bests by sweeps of sorted rows
+    sorted_rows = can_skip and _sweep_wanted(codes, w, rows, n_codes, categorical, table, K)
+    shape = (codes.shape[1], n if sorted_rows else 0)
+    orders = (np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=np.int64),
+              np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=w.dtype))
+    node_feat = np.zeros(codes.shape[1] if sorted_rows else 0, dtype=table.dtype)
+    if sorted_rows:
+        _feature_orders(local, offsets, glob, y, w, rows, orders)
+        # each feature's best single cut of the node: bounds for its children's
+        everything = np.ones(n, dtype=np.bool_)
+        node_tot = np.zeros((2, K + 1), dtype=table.dtype)
+        node_tot[0, :] = total
+        e = np.empty(2, dtype=table.dtype)
+        c = np.empty(2, dtype=np.int64)
+        for g in range(codes.shape[1]):
+            e[0] = leaf
+            e[1] = 0
+            _sweep_feature(g, everything, orders, node_tot, K, min_leaf, e, c)
+            node_feat[g] = e[0]
+    goes = np.zeros(n, dtype=np.bool_)
     # upper bounds before the scan (ConTree evaluates promising cuts first)
-    ub2, ub3 = _cut_bounds(tests, errors, first, last, n_tests, table, local, offsets, glob,
-                           categorical, K, learn, max_subset, min_leaf, total, codes, y, w,
-                           rows, can_skip, out_error, work)
     end = min(last, n_tests)
+    while 0 < end < n_tests and tests[end, 1] == ORDERED and tests[end - 1, 1] == ORDERED \
+            and tests[end, 0] == tests[end - 1, 0]:
+        end += 1  # the rest of this feature's cuts
+    ub2, ub3 = _cut_bounds(tests, errors, first, end, n_tests, table, local, offsets, glob,
+                           categorical, K, learn, max_subset, min_leaf, total, codes, y, w,
+                           rows, can_skip, out_error, work, sorted_rows, orders,
+                           node_feat)
     t = first
     while t < end:
         test = tests[t]
@@ -601,7 +851,8 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
                 t1 += 1
             _interval_block(tests, t - 1, t1, g, table, local, offsets, glob, categorical, K,
                             learn, max_subset, min_leaf, total, y, w, rows, by_slot,
-                            slot_start, out_error, out_tests, work, left, right, ub2, ub3)
+                            slot_start, out_error, out_tests, work, left, right, ub2, ub3,
+                            sorted_rows, orders, goes, node_feat)
             sweep_g = -1
             t = t1
             continue
@@ -650,7 +901,7 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
         if out_error[b - 1] <= out_error[b]:
             out_error[b] = out_error[b - 1]
             out_tests[b] = out_tests[b - 1]
-    return n_tests
+    return n_tests, end
 
 
 @njit(cache=True)

@@ -91,6 +91,7 @@ class Search:
         self.max_subset = o.max_subset_categories if o.categorical == "subset" else 0
         self.alpha = self.w.dtype.type(o.split_penalty)
         self.cache: dict = {}
+        self.unit = self.w.dtype == np.int64 and bool(np.all(self.w == 1))
         self._error = np.zeros(4, dtype=self.w.dtype)
         self._tests = np.zeros((4, 3, TEST_WIDTH), dtype=np.int64)
         # the similarity bound needs every test at a node to stay a test on more rows
@@ -108,9 +109,15 @@ class Search:
             self.chunk = 64
 
     # -- pieces ------------------------------------------------------------------------------
+    def class_weights(self, rows: np.ndarray) -> np.ndarray:
+        """Class weights of the rows, in the weights' dtype (summed in row order)."""
+        if self.unit:
+            return np.bincount(self.y[rows], minlength=self.n_classes)
+        sums = np.bincount(self.y[rows], weights=self.w[rows], minlength=self.n_classes)
+        return sums.astype(self.w.dtype)  # whole weights: exact below 2**52
+
     def leaf_cost(self, rows: np.ndarray):
-        weights = np.zeros(self.n_classes, dtype=self.w.dtype)
-        np.add.at(weights, self.y[rows], self.w[rows])
+        weights = self.class_weights(rows)
         return weights.sum() - weights.max()
 
     def check_time(self) -> None:
@@ -132,11 +139,11 @@ class Search:
                                 self.options.min_samples_leaf, self._error, self._tests)
         while not binary:  # root tests in pieces: the time limit is checked in between
             began = time.perf_counter()
-            n_tests = solve_depth2(self.codes, self.y, self.w, rows, self.fc.n_codes,
-                                   self.fc.categorical, self.n_classes, depth, self.learn,
-                                   self.max_subset, self.options.min_samples_leaf, first,
-                                   first + chunk, self._error, self._tests)
-            first += chunk
+            n_tests, first = solve_depth2(self.codes, self.y, self.w, rows,
+                                          self.fc.n_codes, self.fc.categorical,
+                                          self.n_classes, depth, self.learn, self.max_subset,
+                                          self.options.min_samples_leaf, first,
+                                          first + chunk, self._error, self._tests)
             if first >= n_tests:
                 break
             self.check_time()

@@ -4,6 +4,7 @@ remove useless splits and lay the answer out as an ordinary flat tree (docs/opti
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -142,8 +143,7 @@ def _to_flat(tree: SearchNode, search: Search, rows: np.ndarray, missing: str) -
     stack = [(tree, rows, -1, 0)]
     while stack:
         node, node_rows, parent, branch = stack.pop()
-        weights = np.zeros(search.n_classes)
-        np.add.at(weights, search.y[node_rows], search.w[node_rows])
+        weights = search.class_weights(node_rows).astype(np.float64)
         total = weights.sum()
         gini = 1.0 - float(((weights / total) ** 2).sum()) if total > 0 else 0.0
         new = recorder.add(value=weights, impurity=gini, n_samples=node_rows.size,
@@ -163,12 +163,14 @@ def _to_flat(tree: SearchNode, search: Search, rows: np.ndarray, missing: str) -
 
 
 def fit_optimal_tree(X, y, sample_weight, categorical_mask, n_categories, n_classes: int,
-                     options: OptimalOptions, cart: Tree | None = None,
+                     options: OptimalOptions, cart: Callable[[], Tree] | None = None,
                      started: float | None = None):
     """The optimal tree of the rows with a known class and positive weight.
 
-    ``cart``: a greedy CART tree of the same depth, used as incumbent when its splits are
-    in the family; ``started``: the ``time.perf_counter()`` the time limit counts from.
+    ``cart``: None, or a function returning a greedy CART tree of the same depth, called
+    when the search stops before its proof: its tree is returned when its splits are in
+    the family and it is better; ``started``: the ``time.perf_counter()`` the time limit
+    counts from.
     Returns ``(Tree, OptimalResult)``.
     """
     start = time.perf_counter() if started is None else started
@@ -188,21 +190,24 @@ def fit_optimal_tree(X, y, sample_weight, categorical_mask, n_categories, n_clas
     budget = full if options.max_splits is None else min(options.max_splits, full)
     evaluator = _Evaluator(search)
     incumbent, best = SearchNode(), search.leaf_cost(rows)
-    if cart is not None and _cart_in_family(cart, fc, options):
-        cart_tree = evaluator.prune(_cart_tree(cart, fc), rows)
-        cart_cost = evaluator.cost(cart_tree, rows, options.max_depth)
-        if cart_cost is not None and cart_cost < best:
-            incumbent, best = cart_tree, cart_cost
     try:
         greedy_tree = _greedy(search, rows, options.max_depth, budget)
         greedy_cost = evaluator.cost(greedy_tree, rows, options.max_depth)
         if greedy_cost is not None and greedy_cost < best:
             incumbent, best = greedy_tree, greedy_cost
-    except TimeUp:  # out of time already: CART's tree (or a leaf) is the incumbent
+    except TimeUp:  # out of time already: a leaf is the incumbent (CART's, below)
         pass
     greedy = best
     result = run_search(search, rows, best, incumbent, budget)
-    tree = evaluator.prune(result.tree, rows)
+    found = result.tree
+    if not result.optimal and cart is not None:  # stopped early: CART's tree if better
+        cart_tree = cart()
+        if _cart_in_family(cart_tree, fc, options):
+            cart_tree = evaluator.prune(_cart_tree(cart_tree, fc), rows)
+            cart_cost = evaluator.cost(cart_tree, rows, options.max_depth)
+            if cart_cost is not None and cart_cost < result.objective:
+                found = cart_tree
+    tree = evaluator.prune(found, rows)
     objective = evaluator.cost(tree, rows, options.max_depth)
     flat = _to_flat(tree, search, rows, options.missing)
     report = OptimalResult(_number(objective), _number(min(result.lower_bound, objective)),

@@ -42,10 +42,67 @@ def bin_thresholds(column: np.ndarray, max_bins: int) -> np.ndarray:
     return np.unique(np.quantile(known, levels))
 
 
+class _Present:
+    """The distinct values of each column from a table of the whole numbers present
+    (computed when a feature's values are asked for)."""
+
+    def __init__(self, low: np.ndarray, present: np.ndarray):
+        self.low, self.present = low, present
+
+    def __getitem__(self, f: int) -> np.ndarray:
+        return self.low[f] + np.flatnonzero(self.present[f])
+
+
+def exact_codes(X: np.ndarray):
+    """Numeric "exact" codes of every column at once: ``(codes, n_codes, distinct)``, a
+    value's code its rank among the column's distinct known values (-1: missing), as
+    ``np.searchsorted(np.unique(column), column)`` per column."""
+    columns = np.ascontiguousarray(X.T)  # one feature per row
+    n_features = columns.shape[0]
+    known = ~np.isnan(columns)
+    complete = bool(known.all())
+    low = (columns if complete else np.where(known, columns, np.inf)).min(axis=1,
+                                                                          keepdims=True)
+    low[~np.isfinite(low)] = 0.0
+    shifted = columns - low if complete else np.where(known, columns - low, 0.0)
+    whole = shifted.astype(np.int64)
+    span = int(whole.max(initial=0)) + 1
+    if np.array_equal(whole, shifted) and n_features * span <= 4 * columns.size:
+        # whole numbers in a short range (0/1 indicators, small counts): a table of the
+        # values present, its running count is the rank
+        index = whole + (np.arange(n_features) * span)[:, None]
+        present = np.zeros(n_features * span, dtype=bool)
+        present[index if complete else index[known]] = True
+        present = present.reshape(n_features, span)
+        rank = np.cumsum(present, axis=1, dtype=np.int32) - 1
+        codes = rank.ravel()[index]
+        if not complete:
+            codes[~known] = -1
+        n_codes = np.maximum(present.sum(axis=1), 1).astype(np.int64)
+        return np.ascontiguousarray(codes.T), n_codes, _Present(low[:, 0], present)
+    order = np.argsort(columns, axis=1)  # missing values (NaN) sort last
+    ordered = np.take_along_axis(columns, order, axis=1)
+    known = ~np.isnan(ordered)
+    new = np.ones(ordered.shape, dtype=bool)
+    new[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    new &= known
+    ranks = np.cumsum(new, axis=1, dtype=np.int32) - 1
+    ranks[~known] = -1
+    codes = np.empty(columns.shape, dtype=np.int32)
+    np.put_along_axis(codes, order, ranks, axis=1)
+    n_codes = np.maximum(new.sum(axis=1), 1).astype(np.int64)
+    distinct = [ordered[f, new[f]] for f in range(n_features)]
+    return np.ascontiguousarray(codes.T), n_codes, distinct
+
+
 def encode_rows(X: np.ndarray, categorical_mask, n_categories, numeric: str,
                 max_bins: int) -> FeatureCodes:
     """Codes of every row and feature for the chosen numeric family."""
     n_rows, n_features = X.shape
+    categorical_mask = np.asarray(categorical_mask, dtype=bool)
+    if numeric != "bins" and not categorical_mask.any() and n_rows > 0:
+        codes, n_codes, values = exact_codes(X)
+        return FeatureCodes(codes, n_codes, categorical_mask, values, False)
     codes = np.full((n_rows, n_features), -1, dtype=np.int32)
     n_codes = np.zeros(n_features, dtype=np.int64)
     values = []
@@ -66,8 +123,7 @@ def encode_rows(X: np.ndarray, categorical_mask, n_categories, numeric: str,
             codes[known, f] = np.searchsorted(distinct, column[known])
             n_codes[f] = max(distinct.size, 1)
             values.append(distinct)
-    return FeatureCodes(codes, n_codes, np.asarray(categorical_mask, dtype=bool), values,
-                        numeric == "bins")
+    return FeatureCodes(codes, n_codes, categorical_mask, values, numeric == "bins")
 
 
 @dataclass
