@@ -350,18 +350,13 @@ def test_cli_mistakes_are_one_line(data_dir, capsys, argv, message):
     assert not (data_dir / "m.json").exists()
 
 
-def test_auto_on_credit_g_is_fast(monkeypatch):
-    import time
-
+def test_auto_on_credit_g_warns_nothing():
+    # its speed (under 5 s) is measured by benchmarks/bench_auto_cost.py, not here
     X, y = _arff("credit-g")
-    monkeypatch.setenv("QUERCUS_KERNELS", "compiled")  # a warm-up this small would run pure
-    DecisionTreeClassifier(algorithm="auto").fit(X.iloc[:200], y.iloc[:200])  # warm up
-    monkeypatch.delenv("QUERCUS_KERNELS")
-    start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        DecisionTreeClassifier(algorithm="auto").fit(X, y)
-    assert time.perf_counter() - start < 5.0
+        model = DecisionTreeClassifier(algorithm="auto").fit(X, y)
+    assert model.chosen_["name"] in set(model.selection_["name"])
 
 
 def test_train_says_when_big_data_falls_back(data_dir, capsys, monkeypatch):
