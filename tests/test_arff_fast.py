@@ -100,6 +100,7 @@ CASES = {
     "sparse": "{0 1, 1 2, 2 red, 3 b}\n",
     "lone carriage return": "1,2,red,a\r3,4,green,b\n",
     "no rows": "\n\n",
+    "empty fields only": ",,,\n",  # every nominal column missing (found by fuzzing)
     "non-ascii": "1,2,red,a\n3,4\u00a0,green,b\n",
 }
 

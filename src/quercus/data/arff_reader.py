@@ -374,6 +374,8 @@ class _TypedColumns(_Columns):
         if (remap < 0).any():
             return None
         codes = np.asarray(col.codes, dtype=np.int64)
+        if remap.size == 0:  # every value missing: nothing to recode
+            return pd.Categorical.from_codes(np.full(codes.shape, -1), categories=categories)
         codes = np.where(codes < 0, -1, remap[np.maximum(codes, 0)])
         return pd.Categorical.from_codes(codes, categories=categories)
 
