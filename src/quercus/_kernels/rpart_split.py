@@ -17,6 +17,9 @@ from numba import njit
 #: How far below the best improve (relative to the node's size) a category set's estimate
 #: must fall to be skipped: rounding moves the two formulas apart by ~1e-15 relative.
 SCREEN_MARGIN = 1e-9
+#: How often (a power of two, in Gray-code steps) the estimated sums of a category set are
+#: recomputed from scratch, so that rounding cannot pile up over millions of steps.
+REFRESH_STEPS = 4096
 
 
 @njit(cache=True)
@@ -315,7 +318,10 @@ def _categorical_best(c, t, a, rows, count, nlev, minbucket, crit, K, out, sides
                 cand[ncand] = present[i]
                 ncand += 1
         # whole-number weights: the set's sums, kept up to date level by level, are the
-        # very numbers _set_sums adds up in its order (sums of integers are exact)
+        # very numbers _set_sums adds up in its order (sums of integers are exact). Else
+        # (rpart's split weights are rarely whole: 1 + 2^-52 on iris) the running sums are
+        # an estimate, refreshed every REFRESH_STEPS steps, that screens out the sets far
+        # below the best; only the others get _set_sums' exact arithmetic.
         running = _whole_numbers(c, t, present, npres, K)
         counts = np.zeros(K)  # the set's class counts
         margin = SCREEN_MARGIN * (abs(parent) + ttot)
@@ -329,19 +335,43 @@ def _categorical_best(c, t, a, rows, count, nlev, minbucket, crit, K, out, sides
             sign = -1.0 if inleft[lv] else 1.0
             inleft[lv] = not inleft[lv]
             nl += rows[lv] if sign > 0 else -rows[lv]
-            if running:
-                tl += sign * t[lv]
-                for k in range(K):
-                    counts[k] += sign * c[lv, k]
+            tl += sign * t[lv]
+            for k in range(K):
+                counts[k] += sign * c[lv, k]
+            if not running and (step & (REFRESH_STEPS - 1)) == 0:
+                tl = _set_counts(c, t, inleft, present, npres, K, counts)
             if nl < minbucket or ntot - nl < minbucket:
                 continue
-            if running:
+            if crit == 0 and best > -np.inf:
+                # _literal_improve's Gini value in fewer divisions (T I = sum c - sum c^2 / T
+                # per side), equal to it up to rounding; in scalars (no stores, no calls)
+                sl = 0.0
+                ql = 0.0
+                sr = 0.0
+                qr = 0.0
                 for k in range(K):
-                    left[k] = a[k] * counts[k]
-                    right[k] = a[k] * (tot_counts[k] - counts[k])
-                if crit == 0 and best > -np.inf and (
-                        _gini_estimate(left, tl, right, ttot - tl, parent) + margin < best):
+                    vl = a[k] * counts[k]
+                    vr = a[k] * (tot_counts[k] - counts[k])
+                    sl += vl
+                    ql += vl * vl
+                    sr += vr
+                    qr += vr * vr
+                tr = ttot - tl
+                estimate = parent
+                if tl > 0.0:
+                    estimate -= sl - ql / tl
+                if tr > 0.0:
+                    estimate -= sr - qr / tr
+                if estimate + margin < best:
                     continue  # below the best by more than rounding can account for
+            for k in range(K):
+                left[k] = a[k] * counts[k]
+                right[k] = a[k] * (tot_counts[k] - counts[k])
+            if crit != 0 and best > -np.inf and not running:
+                estimate = _literal_improve(left, tl, right, ttot - tl, parent, crit)
+                if estimate + margin < best:
+                    continue
+            if running:
                 val = _literal_improve(left, tl, right, ttot - tl, parent, crit)
             else:
                 val = _split_value(c, t, a, inleft, seq, npres, ttot, K, crit, left, right,
@@ -363,24 +393,6 @@ def _categorical_best(c, t, a, rows, count, nlev, minbucket, crit, K, out, sides
 
 
 @njit(cache=True)
-def _gini_estimate(first, t_first, second, t_second, parent):
-    """``_literal_improve``'s Gini value in fewer divisions (T I = sum c - sum c^2 / T per
-    side): equal to it up to rounding, so a set it puts far below the best is skipped."""
-    children = 0.0
-    for side in range(2):
-        c = first if side == 0 else second
-        total = t_first if side == 0 else t_second
-        if total > 0.0:
-            s = 0.0
-            q = 0.0
-            for i in range(c.shape[0]):
-                s += c[i]
-                q += c[i] * c[i]
-            children += s - q / total
-    return parent - children
-
-
-@njit(cache=True)
 def _whole_numbers(c, t, present, npres, K) -> bool:
     """Whether the present levels' weights and class counts are whole numbers small enough
     that any order of adding and subtracting them gives the same sums (unit or integer case
@@ -395,6 +407,21 @@ def _whole_numbers(c, t, present, npres, K) -> bool:
             if c[lv, k] != np.floor(c[lv, k]) or c[lv, k] < 0.0:
                 return False
     return total < 2.0 ** 52
+
+
+@njit(cache=True)
+def _set_counts(c, t, inleft, present, npres, K, counts):
+    """The class counts (into ``counts``) and total weight (returned) of the set
+    ``inleft``, summed afresh."""
+    counts[:] = 0.0
+    tl = 0.0
+    for i in range(npres):
+        lv = present[i]
+        if inleft[lv]:
+            tl += t[lv]
+            for k in range(K):
+                counts[k] += c[lv, k]
+    return tl
 
 
 @njit(cache=True)
