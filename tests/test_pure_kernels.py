@@ -67,6 +67,7 @@ CASES = {
     "c45_options": ({"algorithm": "c45", "confidence": 0.1, "subtree_raising": False,
                      "min_samples_leaf": 4, "laplace": True}, False),
     "c45_reduced_error": ({"algorithm": "c45", "reduced_error_pruning": True}, False),
+    "c45_cv": ({"algorithm": "c45", "prune": "cv", "random_state": 0}, False),
     "id3": ({"algorithm": "id3"}, True),
     "id3_gain_ratio": ({"algorithm": "id3", "criterion": "gain_ratio"}, True),
     "interval": ({"algorithm": "interval"}, False),
@@ -81,7 +82,8 @@ def _fit(params, data, mode, monkeypatch, path: Path):
     monkeypatch.setenv("QUERCUS_KERNELS", mode)
     model = quercus.DecisionTreeClassifier(**params).fit(X, y, sample_weight=weights)
     model.save(path)
-    return path.read_bytes(), model.predict_proba(X), model.apply(X)
+    chosen = getattr(model, "best_params_", None)  # prune="cv": the search's choice
+    return path.read_bytes(), model.predict_proba(X), model.apply(X), chosen
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -95,7 +97,7 @@ def test_pure_and_compiled_kernels_write_the_same_model_files(case, monkeypatch,
         pure = _fit(params, data, "pure", monkeypatch, tmp_path / "pure.json")
         compiled = _fit(params, data, "compiled", monkeypatch, tmp_path / "compiled.json")
         if (pure[0] != compiled[0] or not np.array_equal(pure[1], compiled[1])
-                or not np.array_equal(pure[2], compiled[2])):
+                or not np.array_equal(pure[2], compiled[2]) or pure[3] != compiled[3]):
             differing.append(seed)
     assert differing == []
 
@@ -147,6 +149,7 @@ for algorithm in ("cart", "c45", "id3", "interval"):
     model = quercus.DecisionTreeClassifier(algorithm=algorithm).fit(X, data.y)
     model.predict(X)
 quercus.DecisionTreeClassifier(splitter="hist").fit(data.X, data.y).predict(data.X)
+quercus.DecisionTreeClassifier(algorithm="c45", prune="cv").fit(data.X, data.y)
 print("numba" in sys.modules)
 """
 

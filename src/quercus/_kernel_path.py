@@ -77,6 +77,11 @@ def use_pure(rows: int, features: int):
         _pure.reset(token)
 
 
+def running_pure() -> bool:
+    """Whether the current block runs the pure copy (then numba need not be imported)."""
+    return _pure.get()
+
+
 class _Switch:
     """A kernel function (or class) that calls the copy of the current mode."""
 

@@ -368,7 +368,8 @@ time_limit, max_gap
         if self.prune == "cv":  # sets cv_results_ and best_params_
             from .pruning.c45_cv import search_for
 
-            settings = search_for(self, X_encoded, y_codes, weights, schema, settings)
+            with self._kernels_for(X_encoded):  # small data: the search runs pure too
+                settings = search_for(self, X_encoded, y_codes, weights, schema, settings)
         with self._kernels_for(X_encoded):
             self.tree_ = LEARNERS[self.algorithm](X_encoded, y_codes, weights, schema,
                                                   n_classes, settings)

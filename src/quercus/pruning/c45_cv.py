@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._kernel_path import kernels
+from .._kernel_path import kernels, running_pure
 from ..learners import Settings, grow_c45_collapsed, prune_c45
 from ..tree import Tree
 
@@ -89,7 +89,11 @@ def _all_threads() -> int:
 @contextmanager
 def _threads(n_threads: int):
     """Run the block on at most ``n_threads`` numba threads (waking threads for a small
-    kernel call costs more than the call: ~10 ms against 0.05 ms for 200 rows)."""
+    kernel call costs more than the call: ~10 ms against 0.05 ms for 200 rows); the pure
+    copy of the kernels has no threads to set."""
+    if running_pure():
+        yield
+        return
     import numba
 
     before = numba.get_num_threads()
@@ -101,7 +105,7 @@ def _threads(n_threads: int):
 
 
 def _accuracy(tree: Tree, X, y, weights, tie_rtol: float) -> float:
-    with _threads(_all_threads() if X.shape[0] >= PREDICT_MIN_ROWS else 1):
+    with _threads(1 if X.shape[0] < PREDICT_MIN_ROWS else _all_threads()):
         correct = tree.predict_codes(X, tie_rtol) == y
     total = weights.sum()
     return float(np.dot(correct, weights) / total) if total > 0 else float(correct.mean())
