@@ -270,7 +270,7 @@ def test_cli_csv_on_a_cluster_equals_the_in_memory_train(client, tmp_path, capsy
     assert _cli("train", path, "--target", "label", "--splitter", "hist", "--max-depth", 6,
                 "--out", tmp_path / "memory.json") == 0
     address = client.scheduler.address
-    assert _cli("train", path, "--target", "label", "--splitter", "hist", "--max-depth", 6,
+    assert _cli("train", path, "--target", "label", "--max-depth", 6,  # hist by default
                 "--scheduler", address, "--out", tmp_path / "dask.json") == 0
     err = capsys.readouterr().err
     assert "level 0: 1 nodes, 1 histograms" in err
@@ -308,8 +308,8 @@ def test_cli_refusals_exit_2_with_one_line(tmp_path, capsys, monkeypatch):
     assert err.startswith("quercus: error: cannot reach the Dask scheduler at tcp://127.0.0.1:9 "
                           "within 2 s")
     assert "\n" not in err
-    assert _cli("train", data, "--target", "y", "--scheduler", "local:2",
-                "--out", tmp_path / "m.json") == 2  # the exact splitter (the CLI default)
+    assert _cli("train", data, "--target", "y", "--scheduler", "local:2", "--splitter",
+                "exact", "--out", tmp_path / "m.json") == 2  # exact, asked for explicitly
     assert capsys.readouterr().err.strip() == ("quercus: error: --scheduler needs --algorithm "
                                                "cart and --splitter hist (or auto)")
     assert not (tmp_path / "m.json").exists()

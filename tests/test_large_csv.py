@@ -250,3 +250,59 @@ def test_streaming_refuses_infinity_as_the_in_memory_reader_does(tmp_path):
         read_csv_binned(path, "y")
     with pytest.raises(quercus.DataError, match=message):
         quercus.read_csv(path, "y")
+
+
+# -- regression targets -----------------------------------------------------------------------
+@pytest.mark.filterwarnings("ignore:.*was read as categorical")  # _mixed_frame's late_text
+def test_regression_target_streams_the_in_memory_regression_tree(tmp_path: Path) -> None:
+    path = tmp_path / "prices.csv"
+    frame = _mixed_frame(3000)
+    rng = np.random.default_rng(5)
+    frame["price"] = np.round(rng.normal(size=3000) * 10 + frame["kind"].astype("category")
+                              .cat.codes * 3, 2)
+    frame.loc[[3, 1700], "price"] = np.nan
+    frame = frame.drop(columns="kind")
+    frame.to_csv(path, index=False)
+    data = quercus.read_csv(path, "price")
+    for task in ("regression", "auto"):
+        streamed = read_csv_binned(path, "price", chunk_rows=400, task=task)
+        assert streamed.task == "regression" and streamed.y.dtype == np.float64
+        assert streamed.schema.features == data.schema.features
+        assert streamed.schema.classes is None and streamed.y.size == 2998
+        np.testing.assert_array_equal(streamed.y, data.y.dropna().to_numpy())
+        for params in ({"max_depth": 5}, {"max_leaf_nodes": 12, "min_samples_leaf": 20}):
+            on_bins = quercus.DecisionTreeRegressor(splitter="hist", **params).fit_binned(
+                streamed.binned, streamed.y, streamed.schema, streamed.binner)
+            in_memory = quercus.DecisionTreeRegressor(splitter="hist", **params).fit(
+                data.X, data.y)
+            assert on_bins.get_n_leaves() > 3
+            assert _model_file(on_bins, tmp_path / "a.json") == _model_file(
+                in_memory, tmp_path / "b.json")
+    assert read_csv_binned(path, "price", chunk_rows=400).task == "classification"
+
+
+def test_auto_reads_what_train_reads_as_classes_or_numbers(tmp_path: Path) -> None:
+    path = tmp_path / "t.csv"
+    n = 900
+    x = np.arange(n) % 7
+    few = x % 3  # 3 whole numbers: classes
+    many = np.arange(n) % 40  # 40 whole numbers: a regression target
+    late_text = np.arange(n).astype(object)  # numbers, then a word in the last chunk
+    late_text[850] = "unknown"
+    pd.DataFrame({"x": x, "few": few, "many": many, "late": late_text}).to_csv(path,
+                                                                             index=False)
+    assert read_csv_binned(path, "few", task="auto", chunk_rows=100).task == "classification"
+    streamed = read_csv_binned(path, "many", task="auto", chunk_rows=100)
+    assert streamed.task == "regression" and streamed.y.tolist() == many.tolist()
+    late = read_csv_binned(path, "late", task="auto", chunk_rows=100)
+    assert late.task == "classification" and len(late.schema.classes.values) == n
+    with pytest.raises(DataError, match=r"t\.csv, line 852, column 'late': 'unknown' is not a "
+                                        "number"):
+        read_csv_binned(path, "late", task="regression", chunk_rows=100)
+    with pytest.raises(DataError, match="forced categorical"):
+        read_csv_binned(path, "many", task="regression", categorical=["many"])
+    with pytest.raises(ValueError, match="task must be one of"):
+        read_csv_binned(path, "many", task="numbers")
+    (tmp_path / "inf.csv").write_text("x,y\n1,2.5\n2,inf\n")
+    with pytest.raises(DataError, match="line 3, column 'y': inf is not allowed"):
+        read_csv_binned(tmp_path / "inf.csv", "y", task="regression")

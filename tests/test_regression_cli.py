@@ -124,18 +124,33 @@ def test_european_csv_target(data_dir, capsys):
     assert out.splitlines() == ["prediction", "1.5", "2.5", "2.5", "2.5"]
 
 
-def test_streaming_a_numeric_target_is_refused_not_read_as_classes(data_dir, capsys):
-    # The chunked reader codes the target as classes: a regression target would train a
-    # classifier of 67 "classes" (as it did before this refusal).
-    argv = ["train", "airquality.csv", "--target", "Ozone", "--stream", "--splitter", "hist",
-            "--out", "s.json"]
-    assert cli.main(argv) == 2
-    err = capsys.readouterr().err.strip()
-    assert err == ("quercus: error: airquality.csv: target 'Ozone' is numeric with 67 distinct "
-                   "values, a regression target; reading in chunks trains classifiers only: "
-                   "pass --no-stream (or --task classification for classes)")
-    assert not (data_dir / "s.json").exists()
-    assert cli.main([*argv[:-2], "--task", "classification", "--out", "c.json"]) == 0
+def test_streaming_a_numeric_target_trains_the_in_memory_regression_tree(data_dir, capsys):
+    # The chunked reader applies train's rule (67 distinct numbers: a regression target)
+    # and the regressor's model file is the in-memory hist fit's, byte for byte (airquality
+    # is far below the reader's 200,000-row sample, so both get the same bin edges).
+    argv = ["train", "airquality.csv", "--target", "Ozone", "--splitter", "hist",
+            "--max-depth", "4"]
+    assert cli.main([*argv, "--stream", "--out", "s.json"]) == 0
+    streamed = capsys.readouterr()
+    assert cli.main([*argv, "--no-stream", "--out", "m.json"]) == 0
+    memory = capsys.readouterr()
+    assert (data_dir / "s.json").read_bytes() == (data_dir / "m.json").read_bytes()
+    assert ("Regression tree: target 'Ozone' is numeric with 67 distinct values "
+            "(--task classification to force classes)") in streamed.out
+    assert "left out 37 of 153 rows" in streamed.err
+    # the training RMSE and R2 the streamed command gets from the leaves equal the ones
+    # computed from the rows' predictions
+    line = next(x for x in memory.out.splitlines() if x.startswith("Training RMSE"))
+    rmse, r2 = line.split(", ")[0], line.split(", ")[2]
+    assert f"{rmse}, {r2}" in streamed.out
+    assert cli.main([*argv, "--stream", "--task", "classification", "--out", "c.json"]) == 0
     assert quercus.load_model("c.json").n_classes_ == 67
     assert cli.main(["train", "iris.csv", "--target", "species", "--stream", "--splitter",
                      "hist", "--out", "iris.json"]) == 0
+    capsys.readouterr()
+    assert cli.main(["train", "iris.csv", "--target", "species", "--stream", "--splitter",
+                     "hist", "--task", "regression", "--out", "bad.json"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == ("quercus: error: iris.csv, line 2, column 'species': 'setosa' is not a "
+                   "number")
+    assert not (data_dir / "bad.json").exists()

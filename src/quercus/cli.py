@@ -53,6 +53,7 @@ from .export.text import tree_to_text
 from .learners import ALGORITHMS, CRITERIA, DEFAULT_CRITERION, DEFAULT_MIN_SAMPLES_LEAF
 from .progress import ProgressBar
 from .pruning import c45_cv
+from .splitting.regression import REGRESSION_CRITERIA
 from .tree import LEAF
 
 __all__ = ["build_parser", "main"]
@@ -70,6 +71,15 @@ class _Parser(argparse.ArgumentParser):
 
 
 # -- helpers -------------------------------------------------------------------------------
+
+class _GivenStore(argparse.Action):
+    """Store the value and record that the option was given (``args.<dest>_given``), for
+    options whose default depends on others (``--splitter`` on a cluster)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        setattr(namespace, f"{self.dest}_given", True)
+
 def _count(text: str) -> int | float:
     """A row count (int) or a fraction of the rows (float)."""
     try:
@@ -233,33 +243,35 @@ def _read_progress(path: str):
 
 def _train_streaming(args: argparse.Namespace) -> int:
     """``train`` on a CSV read in two chunked passes and binned as it is read (the float
-    matrix of the file never exists), then CART with histograms on the bins."""
-    model = _estimator(args)
-    criterion = _criterion_used(model)
-    if criterion not in CRITERIA["cart"]:  # fail before reading a big file
+    matrix of the file never exists), then CART with histograms on the bins: a classifier,
+    or a regressor for a numeric target (``regression_reason``'s rule, applied by the
+    reader's scan)."""
+    task = args.task or "auto"
+    model = R.regressor(args) if task == "regression" else _estimator(args)
+    if task != "regression" and args.criterion not in (None, *CRITERIA["cart"],
+                                                       *REGRESSION_CRITERIA):
         raise QuercusError(f"criterion must be one of {', '.join(CRITERIA['cart'])}; "
-                           f"got {criterion!r}")
+                           f"got {args.criterion!r}")  # fail before reading a big file
     start = time.perf_counter()
     progress = _read_progress(args.data)
     try:
         data = read_csv_binned(args.data, args.target, categorical=args.categorical or None,
                                numeric=args.numeric or None, max_bins=args.max_bins,
                                progress=progress, na_values=args.na_values or None,
-                               keep_na=args.keep_na or None)
+                               keep_na=args.keep_na or None, task=task,
+                               max_class_values=R.MAX_CLASS_VALUES)
     finally:
         if progress is not None:
             sys.stderr.write("\n")
     read_seconds = time.perf_counter() - start
-    reason = R.regression_reason(args, pd.Series(list(data.schema.classes.values)))
-    if reason is not None:  # the streaming reader codes the target as classes
-        raise QuercusError(f"{args.data}: {reason}, a regression target; reading in chunks "
-                           "trains classifiers only: pass --no-stream (or --task "
-                           "classification for classes)")
+    if data.task == "regression":
+        return _train_streamed_regressor(args, data, start, read_seconds)
+    criterion = _criterion_used(model)
+    if criterion not in CRITERIA["cart"]:
+        raise QuercusError(f"criterion must be one of {', '.join(CRITERIA['cart'])}; "
+                           f"got {criterion!r}")
     used = len(data.y)
-    if 0 < used < data.n_rows:
-        print(f"quercus: warning: {args.data}: left out {data.n_rows - used} of {data.n_rows} "
-              f"rows whose target '{args.target}' is missing; counts below are of the {used} "
-              "rows used", file=sys.stderr)
+    _warn_missing_targets(args, data, used)
     bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     try:
         model.fit_binned(data.binned, data.y, data.schema, data.binner, progress=bar)
@@ -276,10 +288,51 @@ def _train_streaming(args: argparse.Namespace) -> int:
           f"{model.n_classes_} classes ({model.algorithm}, {criterion})")
     print(f"Depth: {model.get_depth()}, leaves: {model.get_n_leaves()}")
     print(f"Training accuracy: {correct / max(used, 1):.4f}")
+    _print_streamed(args, data, read_seconds, seconds)
+    return 0
+
+
+def _warn_missing_targets(args, data, used: int) -> None:
+    """A warning when rows were left out for a missing target."""
+    if 0 < used < data.n_rows:
+        print(f"quercus: warning: {args.data}: left out {data.n_rows - used} of {data.n_rows} "
+              f"rows whose target '{args.target}' is missing; counts below are of the {used} "
+              "rows used", file=sys.stderr)
+
+
+def _print_streamed(args, data, read_seconds: float, seconds: float) -> None:
     print(f"Read and binned in {read_seconds:.3f} s (2 passes, {data.binned.nbytes:,} bytes "
           f"of bins)")
     print(f"Fit time: {seconds:.3f} s")
     print(f"Model written to {args.out}")
+
+
+def _train_streamed_regressor(args, data, start: float, read_seconds: float) -> int:
+    """The regression tree of a streamed CSV file; training RMSE and R2 from the leaves'
+    sums of squares (the rows themselves were never kept)."""
+    reason = R.regression_reason(args, data.y)
+    if args.algorithm != "cart" or args.splitter not in ("hist", "auto"):
+        raise QuercusError("reading in chunks trains CART on histograms (--splitter hist)")
+    model = R.regressor(args)
+    used = len(data.y)
+    _warn_missing_targets(args, data, used)
+    try:
+        model.fit_binned(data.binned, data.y, data.schema, data.binner)
+    except (DataError, ValueError) as error:
+        raise DataError(f"{args.data}: {error}") from error
+    seconds = time.perf_counter() - start - read_seconds
+    save_model(model, args.out)
+    tree = model.tree_
+    leaves = tree.kind == LEAF
+    sse = float(np.dot(tree.impurity[leaves], tree.weighted_n_node_samples[leaves]))
+    sst = float(tree.impurity[0] * tree.weighted_n_node_samples[0])
+    print(f"Regression tree: {reason} (--task classification to force classes)")
+    print(f"Trained on {used} rows, {model.n_features_in_} features "
+          f"({model.algorithm}, {model.criterion})")
+    print(f"Depth: {model.get_depth()}, leaves: {model.get_n_leaves()}")
+    r2 = 1.0 - sse / sst if sst > 0 else 1.0
+    print(f"Training RMSE: {np.sqrt(sse / max(used, 1)):.4f}, R2: {r2:.4f}")
+    _print_streamed(args, data, read_seconds, seconds)
     return 0
 
 
@@ -568,9 +621,10 @@ def _learner_options(parser: argparse.ArgumentParser) -> None:
                        help="C4.5 with --reduced-error-pruning: shuffling seed (J48's -Q); "
                             "CART: the seed of --prune's folds (default: 1)")
     group.add_argument("--splitter", choices=["exact", "hist", "auto"], default="exact",
+                       action=_GivenStore,
                        help="CART: exact split search, or histograms of binned features "
                             "(much faster on large data); auto picks hist from 2,000,000 "
-                            "rows x features (default: exact)")
+                            "rows x features (default: exact; with --scheduler: hist)")
     group.add_argument("--max-bins", type=int, default=255, metavar="N",
                        help="CART with --splitter hist: bins per numeric feature "
                             "(default: 255)")

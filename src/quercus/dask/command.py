@@ -145,19 +145,27 @@ def regression_reason(args, y) -> str | None:
     return None
 
 
+def _on_histograms(model, args):
+    """CART on histograms: without ``--splitter`` the default exact search is read as hist
+    (an exact search does not run on a cluster); a given ``--splitter exact`` is refused."""
+    if model.algorithm != "cart" or (model.splitter == "exact"
+                                     and getattr(args, "splitter_given", False)):
+        raise QuercusError("--scheduler needs --algorithm cart and --splitter hist (or "
+                           "auto)")
+    if model.splitter == "exact":
+        model.set_params(splitter="hist")
+    return model
+
+
 def _regressor(args):
-    """The regressor of a cluster fit: CART on histograms (the default ``--splitter exact``
-    is read as hist; an exact search does not run on a cluster)."""
+    """The regressor of a cluster fit (``_on_histograms``)."""
     from ..cli_regression import regressor
 
     if args.algorithm == "auto" and getattr(args, "given_algorithm", None) is None:
         args.algorithm = "cart"
     if args.algorithm != "cart":
         raise QuercusError("--scheduler needs --algorithm cart for a regression tree")
-    model = regressor(args)
-    if model.splitter == "exact":
-        model.set_params(splitter="hist")
-    return model
+    return _on_histograms(regressor(args), args)
 
 
 def train_on_cluster(args, model) -> int:
@@ -177,11 +185,7 @@ def train_on_cluster(args, model) -> int:
         start = time.perf_counter()
         X, y = read(args.data, args.target, list(args.categorical or []))
         reason = regression_reason(args, y)
-        if reason is not None:
-            model = _regressor(args)
-        elif model.algorithm != "cart" or model.splitter not in ("hist", "auto"):
-            raise QuercusError("--scheduler needs --algorithm cart and --splitter hist (or "
-                               "auto)")
+        model = _regressor(args) if reason is not None else _on_histograms(model, args)
         if Path(args.data).suffix.lower() != ".csv" and args.categorical:
             model.set_params(categorical_features=list(args.categorical))
 

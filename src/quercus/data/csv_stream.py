@@ -19,6 +19,7 @@ class is missing are counted but not kept (the learners leave them out). A file 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -42,6 +43,10 @@ from .schema import CATEGORICAL, NUMERIC, Codebook, FeatureSpec, Schema
 from .sources import READ_ERRORS, find_bad_byte, read_errors
 
 CHUNK_ROWS = 100_000
+TASKS = ("classification", "regression", "auto")
+#: With task="auto", a numeric target with more distinct values is a regression target
+#: (``quercus train``'s rule, ``cli_regression.MAX_CLASS_VALUES``).
+MAX_CLASS_VALUES = 20
 
 # progress(stage, rows done, total rows or None): stage is "scan" or "bin"
 Progress = Callable[[str, int, "int | None"], None]
@@ -53,10 +58,11 @@ class BinnedCsv:
     takes (``binned``, ``y``, ``schema``, ``binner``)."""
 
     binned: np.ndarray  # (n_features, n_known) uint8 or uint16 bins
-    y: np.ndarray  # int32 class codes of the rows with a known class
+    y: np.ndarray  # int32 class codes (float64 targets for regression) of the known rows
     schema: Schema
     binner: BinMapper
     n_rows: int  # data rows in the file, those with a missing class included
+    task: str = "classification"  # or "regression": y holds numbers, schema no classes
 
 
 def read_csv_binned(path: str | os.PathLike, target: str, *,
@@ -65,7 +71,9 @@ def read_csv_binned(path: str | os.PathLike, target: str, *,
                     sample_rows: int = SAMPLE_ROWS, chunk_rows: int = CHUNK_ROWS,
                     seed: int = 0, progress: Progress | None = None,
                     na_values: Sequence[str] | str | None = None,
-                    keep_na: Sequence[str] | str | None = None) -> BinnedCsv:
+                    keep_na: Sequence[str] | str | None = None,
+                    task: str = "classification",
+                    max_class_values: int = MAX_CLASS_VALUES) -> BinnedCsv:
     """Read a CSV file with a header row in two chunked passes, binning its features.
 
     Parameters
@@ -90,6 +98,12 @@ def read_csv_binned(path: str | os.PathLike, target: str, *,
     na_values, keep_na : str or list of str, optional
         Missing-value strings added to, or kept out of, the default set (as ``read_csv``);
         a non-default set is stored in the schema.
+    task : {"classification", "regression", "auto"}
+        What the target holds: class labels (the default), numbers (``y`` float64, the
+        schema without classes, for ``DecisionTreeRegressor.fit_binned``), or, with
+        "auto", numbers when every known target is a number and they are fractional or
+        more than ``max_class_values`` distinct ones (as ``quercus train`` decides).
+        ``BinnedCsv.task`` says which was read.
 
     Raises
     ------
@@ -112,19 +126,63 @@ def read_csv_binned(path: str | os.PathLike, target: str, *,
     if forced & forced_num:
         raise DataError(f"{name}: column '{min(forced & forced_num)}' is forced both "
                         "categorical and numeric")
+    if task not in TASKS:
+        raise ValueError(f"task must be one of {', '.join(TASKS)}; got {task!r}")
     tokens = na_tokens(na_values, keep_na)
     file = _File(name, header, chunk_rows, tokens)
-    scan = _Scan(file, target, forced, sample_rows, seed, forced_num).run(progress)
+    if task == "regression" and target in forced:
+        raise DataError(f"{name}: the target '{target}' of a regression is forced "
+                        "categorical")
+    targets = _Targets(task, max_class_values, target in forced)
+    scan = _Scan(file, target, forced, sample_rows, seed, forced_num, targets).run(progress)
     if scan.n_rows == 0:
         raise DataError(f"{name}: no data rows after the header (line {header_line})")
     schema, label_codes, category_codes = scan.schema(target in forced)
     schema = schema.with_na_tokens(tokens)
+    if targets.numbers:
+        schema = dataclasses.replace(schema, classes=None)
     binner = BinMapper(max_bins, sample_rows=max(sample_rows, 1), seed=seed).fit(
         scan.sample, schema.categorical_mask, schema.n_categories,
         complete=scan.n_known <= sample_rows)
     scan.sample = scan.keys = None  # not needed any more
     binned, y = _bin_pass(file, scan, label_codes, category_codes, binner, progress)
-    return BinnedCsv(binned, y, schema, binner, scan.n_rows)
+    return BinnedCsv(binned, y, schema, binner, scan.n_rows,
+                     "regression" if targets.numbers else "classification")
+
+
+class _Targets:
+    """What the scan learns of the target column: numbers (a regression target, parsed as a
+    numeric column) or class labels. With task "auto" the scan starts with labels and
+    switches (restarting) once the known targets are numbers that are fractional or more
+    than ``max_class_values`` distinct ones, and back to labels for good if a later target
+    is not a number."""
+
+    def __init__(self, task: str, max_class_values: int, forced_text: bool):
+        self.task, self.max_class_values = task, max_class_values
+        self.numbers = task == "regression"
+        self.undecided = task == "auto" and not forced_text
+        self.distinct: set[float] = set()
+
+    def labels_known(self, labels: _Strings, collected: set[str]) -> np.ndarray:
+        """Take one chunk's label strings; returns the rows with a known target. Raises
+        _Retype when the labels turn out to be a regression target's numbers."""
+        collected.update(labels.values)
+        if self.undecided:
+            values, bad = labels.numbers()
+            if bad >= 0:
+                self.undecided = False  # text: class labels
+            else:
+                self.distinct.update(values.tolist())
+                if (len(self.distinct) > self.max_class_values
+                        or (values != np.round(values)).any()):
+                    self.numbers = True
+                    raise _Retype
+        return labels.codes >= 0
+
+    def not_numbers(self) -> None:
+        """A target that is not a number, with task "auto": class labels after all."""
+        self.numbers = self.undecided = False
+        raise _Retype
 
 
 class _File:
@@ -207,8 +265,10 @@ class _Scan:
     """Pass 1: types, categories, row counts and the sample of known-class rows."""
 
     def __init__(self, file: _File, target: str, forced: set[str], sample_rows: int,
-                 seed: int, forced_num: set[str] | None = None):
+                 seed: int, forced_num: set[str] | None = None,
+                 targets: _Targets | None = None):
         self.file, self.target, self.seed = file, target, seed
+        self.targets = targets or _Targets("classification", MAX_CLASS_VALUES, True)
         self.forced_num = forced_num or set()
         self.tokens = file.tokens
         self.features = [c for c in file.header if c not in (target, ROW_NAMES)]
@@ -225,14 +285,21 @@ class _Scan:
 
     def _once(self, progress: Progress | None) -> None:
         rng = np.random.default_rng(self.seed)
+        if self.targets.numbers:
+            self.text.discard(self.target)
+        else:
+            self.text.add(self.target)
         self.n_rows = self.n_known = 0
         self.categories = {c: set() for c in self.features if c in self.text}
         self.labels: set[str] = set()
         self.keys = np.empty(0)
         self.sample = np.empty((0, len(self.features)))
         for chunk in self.file.chunks(self.text):
-            labels = _Strings(chunk[self.target], self.tokens)
-            self.labels.update(labels.values)
+            if self.targets.numbers:
+                known = ~np.isnan(self._target_numbers(chunk))
+            else:
+                known = self.targets.labels_known(_Strings(chunk[self.target], self.tokens),
+                                                  self.labels)
             X = np.full((len(chunk), len(self.features)), np.nan)
             retype = []
             for j, col in enumerate(self.features):
@@ -250,12 +317,22 @@ class _Scan:
             if retype:
                 self.text.update(retype)
                 raise _Retype
-            known = labels.codes >= 0
             self.n_rows += len(chunk)
             self.n_known += int(known.sum())
             self._add_to_sample(X[known], rng.random(int(known.sum())))
             if progress is not None:
                 progress("scan", self.n_rows, None)
+
+    def _target_numbers(self, chunk: pd.DataFrame) -> np.ndarray:
+        """The chunk's targets as numbers (NaN for missing); a target that is no number is
+        an error with task "regression" and makes them class labels with "auto"."""
+        values = _numbers(chunk[self.target], self.tokens)
+        if values is None and self.targets.task == "regression":
+            self._not_a_number(chunk, self.target)
+        if values is None:
+            self.targets.not_numbers()
+        _reject_infinity(self.file.name, self.target, values, self.n_rows)
+        return values
 
     def _not_a_number(self, chunk: pd.DataFrame, col: str) -> None:
         """DataError at the first value of a column forced numeric that is no number."""
@@ -333,13 +410,21 @@ def _bin_pass(file: _File, scan: _Scan, label_codes: dict, category_codes: dict,
               binner: BinMapper, progress: Progress | None) -> tuple[np.ndarray, np.ndarray]:
     """Pass 2: encode and bin every chunk into the preallocated matrix."""
     n_features = len(scan.features)
+    numbers = scan.targets.numbers
     binned = np.empty((n_features, scan.n_known), dtype=binner.dtype_)
-    y = np.empty(scan.n_known, dtype=np.int32)
+    y = np.empty(scan.n_known, dtype=np.float64 if numbers else np.int32)
     changed = DataError(f"{file.name}: the file changed while it was read")
     done = rows = 0
     for chunk in file.chunks(scan.text):
-        classes = _codes(_Strings(chunk[scan.target], scan.tokens), label_codes, file.name)
-        known = classes >= 0
+        if numbers:
+            classes = _numbers(chunk[scan.target], scan.tokens)
+            if classes is None:
+                raise changed
+            known = ~np.isnan(classes)
+        else:
+            classes = _codes(_Strings(chunk[scan.target], scan.tokens), label_codes,
+                             file.name)
+            known = classes >= 0
         n = int(known.sum())
         if done + n > scan.n_known:
             raise changed
