@@ -1,4 +1,5 @@
-"""Shared pytest configuration: the hypothesis profiles of the fuzz tests (tests/test_fuzz.py).
+"""Shared pytest configuration: the hypothesis profiles of the fuzz tests (tests/test_fuzz.py)
+and the Dask cluster of the distributed tests (``client``).
 
 ``fuzz-ci`` (the default) runs a few examples per test so the suite stays fast;
 ``QUERCUS_FUZZ=long`` selects ``fuzz-long`` for a longer search (see docs/robustness.md).
@@ -7,6 +8,8 @@ Neither sets a deadline: fitting on a cold numba cache would make timing checks 
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
 from hypothesis import HealthCheck, settings
 
 _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
@@ -15,3 +18,32 @@ settings.register_profile("fuzz-ci", max_examples=25, deadline=None,
                           suppress_health_check=_QUIET)
 settings.register_profile("fuzz-long", max_examples=2000, deadline=None,
                           suppress_health_check=_QUIET)
+
+
+def _warm_worker():
+    """Compile (or load from numba's cache) the worker kernels once per worker process."""
+    from quercus._kernels.class_counts import add_class_counts, advance_slots
+    from quercus._kernels.exact_sums import add_limb_counts, to_limbs
+
+    binned = np.zeros((1, 2), dtype=np.uint8)
+    add_class_counts(binned, np.zeros(2, np.int32), np.zeros(2, np.int32),
+                     np.zeros((1, 1, 1, 1), np.int32))
+    advance_slots(np.zeros(2, np.int32), binned, np.zeros(1, np.int32),
+                  np.zeros((1, 1), np.bool_), np.zeros(1, np.int32), np.zeros(1, np.int32))
+    add_limb_counts(binned, np.zeros((2, 3), np.int64), np.zeros(2, np.int32),
+                    np.zeros((1, 1, 1, 3), np.int64))
+    to_limbs(np.ones(2), 0, 0, 4, np.zeros((2, 4), np.int64))
+
+
+@pytest.fixture(scope="session")
+def client():
+    """A Dask client of one LocalCluster of 2 worker processes, for the session (one per
+    pytest-xdist worker): tests/test_dask.py and tests/test_dask_regression.py."""
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None, memory_limit="2GiB")
+    client = distributed.Client(cluster)
+    client.run(_warm_worker)
+    yield client
+    client.close()
+    cluster.close()

@@ -1,9 +1,10 @@
 """Fitting on a Dask cluster (quercus.dask): the same model file as one machine, for any
 partitioning, through a killed worker; clear refusals; Dask predict.
 
-One LocalCluster of 2 worker processes serves the module. The reference is always the
-single-machine fit on the same rows (``fit(X, y, splitter="hist")``, or ``fit_binned`` with
-the same bin edges when the bins come from a sample).
+One LocalCluster of 2 worker processes (``client``, tests/conftest.py) serves the session.
+The reference is always the single-machine fit on the same rows (``fit(X, y,
+splitter="hist")``, or ``fit_binned`` with the same bin edges when the bins come from a
+sample).
 """
 
 from __future__ import annotations
@@ -28,29 +29,6 @@ from quercus.binning import BinMapper
 from quercus.dask import ClusterError
 from quercus.dask._scan import row_keys
 from quercus.errors import DataError
-
-
-def _warm():
-    """Compile (or load from numba's cache) the worker kernels once per process."""
-    from quercus._kernels.class_counts import add_class_counts, advance_slots
-
-    binned = np.zeros((1, 2), dtype=np.uint8)
-    add_class_counts(binned, np.zeros(2, np.int32), np.zeros(2, np.int32),
-                     np.zeros((1, 1, 1, 1), np.int32))
-    advance_slots(np.zeros(2, np.int32), binned, np.zeros(1, np.int32),
-                  np.zeros((1, 1), np.bool_), np.zeros(1, np.int32), np.zeros(1, np.int32))
-    return os.getpid()
-
-
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, memory_limit="2GiB")
-    client = distributed.Client(cluster)
-    client.run(_warm)
-    yield client
-    client.close()
-    cluster.close()
 
 
 def _data(n=1500, n_classes=3, seed=0):

@@ -2,9 +2,10 @@
 ``splitter="hist"`` fit for any partitioning, thanks to exact target sums; clear refusals;
 Dask predict; the CLI.
 
-One LocalCluster of 2 worker processes serves the module. The reference is always the
-single-machine fit on the same rows; the exact sums themselves are checked against
-``fractions.Fraction`` (Python's correctly rounded rational arithmetic).
+One LocalCluster of 2 worker processes (``client``, tests/conftest.py) serves the session.
+The reference is always the single-machine fit on the same rows; the exact sums themselves
+are checked against ``fractions.Fraction`` (Python's correctly rounded rational
+arithmetic).
 """
 
 from __future__ import annotations
@@ -25,27 +26,6 @@ from test_dask import _model_bytes, _split
 from quercus import DecisionTreeRegressor, load_model
 from quercus.errors import DataError
 from quercus.splitting.exact_sums import layout_of
-
-
-def _warm():
-    """Compile (or load from numba's cache) the worker kernels once per process."""
-    from quercus._kernels.exact_sums import add_limb_counts, to_limbs
-
-    add_limb_counts(np.zeros((1, 2), np.uint8), np.zeros((2, 3), np.int64),
-                    np.zeros(2, np.int32), np.zeros((1, 1, 1, 3), np.int64))
-    to_limbs(np.ones(2), 0, 0, 4, np.zeros((2, 4), np.int64))
-    return 0
-
-
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, memory_limit="2GiB")
-    client = distributed.Client(cluster)
-    client.run(_warm)
-    yield client
-    client.close()
-    cluster.close()
 
 
 def _data(n=1200, seed=0):
