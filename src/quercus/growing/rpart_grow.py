@@ -68,18 +68,22 @@ def make_costs(y, w, n_classes, priors=None, loss=None) -> _Costs:
     L = (1.0 - np.eye(n_classes)) if loss is None else np.asarray(loss, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         q = np.where(totals > 0, pi / np.where(f > 0, f, 1.0), 0.0)
-        altered = altered_priors(pi, L)
-        a = np.where(totals > 0, altered / np.where(f > 0, f, 1.0), 0.0)
+        rows, norm = altered_priors(pi, L)
+        a = np.where(totals > 0, rows / (norm * np.where(f > 0, f, 1.0)), 0.0)
     return _Costs(q=q, a=a, loss=L, priors=pi, class_totals=totals, total_weight=total,
                   tie=tie_tolerance(loss))
 
 
-def altered_priors(pi, L) -> np.ndarray:
-    """rpart's altered priors pi_i L_i / sum_i pi_i L_i (L_i the row sums of the loss), in
-    the arithmetic black-box probing of rpart found (docs/rpart.md, "Ties between
-    variables"): L_i as the running sum of the products pi_i L(i, j) over j, the divisor as
-    the running sum of all the products pi_i L(i, j), row by row. With default priors this
-    makes rpart's split weights 1 + 2^-52 on, e.g., iris, not exactly 1.
+def altered_priors(pi, L):
+    """The two parts of rpart's altered priors pi_i L_i / sum_i pi_i L_i (L_i the row sums of
+    the loss), in the arithmetic black-box probing of rpart found (docs/rpart.md, "Ties
+    between variables"): L_i as the running sum of the products pi_i L(i, j) over j, the
+    divisor as the running sum of all the products pi_i L(i, j), row by row. Returns (the
+    products' row sums, the divisor): rpart's split weight is ``rows[i] / (norm * f[i])``
+    (f the class's share of the case weight), one division by the product, not the altered
+    prior divided by f (with four classes, where 3 pi_i is inexact, the two differ in the
+    last bit and so do the improvements; docs/rpart.md). With default priors the split
+    weights come out as 1 + 2^-52 on, e.g., iris, not exactly 1.
     """
     K = len(pi)
     rows = np.zeros(K)
@@ -91,7 +95,7 @@ def altered_priors(pi, L) -> np.ndarray:
             s += term
             total += term
         rows[i] = s
-    return rows / total
+    return rows, total
 
 
 def tie_tolerance(loss) -> float:
