@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from rpart_fixtures import load_data
 
-from quercus._kernels.rpart_split import _categorical_best, _parent_term, _split_value
+from quercus._kernels.rpart_split import _categorical_best, _literal_improve, _parent_term
 from quercus.growing.rpart import RpartControl, fit_rpart, prune_rpart
 from quercus.rpart_records import LEFT, RIGHT
 
@@ -212,7 +212,10 @@ def test_subset_screening_keeps_the_exact_search_result(crit, seed):
     # Split weights that are not whole numbers (priors, fractional case weights) take the
     # screened path: running sums only estimate a set's improve and skip sets far below the
     # best. The result must be the set an exact evaluation of every set in the same Gray-code
-    # order picks (first strict maximum), with the same improve bit for bit.
+    # order picks (first strict maximum), with the same improve bit for bit: rpart's
+    # arithmetic, the totals running along the Gray-code path (the set's adding or
+    # subtracting a level's weight, the rest's from the node's total the other way), the
+    # class sums a[k] times the counts summed level by level.
     rng = np.random.default_rng(seed)
     n_levels, K = 9, 3
     c = rng.integers(0, 6, size=(n_levels, K)).astype(float) * rng.choice([1.0, 0.37], K)
@@ -232,14 +235,23 @@ def test_subset_screening_keeps_the_exact_search_result(crit, seed):
     left, right = np.zeros(K), np.zeros(K)
     parent = _parent_term(tot, t[-1], crit)
     inleft = np.zeros(n_levels, dtype=np.bool_)
-    best, best_set, nl = -np.inf, None, 0
+    best, best_set, nl, tl, tr = -np.inf, None, 0, 0.0, t[-1]
     for step in range(1, 1 << (n_levels - 1)):
         lv = (step & -step).bit_length() - 1
         inleft[lv] = not inleft[lv]
         nl += rows[lv] if inleft[lv] else -rows[lv]
+        tl, tr = (tl + t[lv], tr - t[lv]) if inleft[lv] else (tl - t[lv], tr + t[lv])
         if nl < 2 or rows.sum() - nl < 2:
             continue
-        val = _split_value(c, t, a, inleft, seq, n_levels, t[-1], K, crit, left, right, parent)
+        left[:], right[:] = 0.0, 0.0
+        for level in seq:
+            if inleft[level]:
+                left += c[level]
+            else:
+                right += c[level]
+        left *= a
+        right *= a
+        val = _literal_improve(left, tl, right, tr, parent, crit)
         if val > best:
             best, best_set = val, inleft.copy()
     assert out[0] == best

@@ -317,29 +317,44 @@ def _categorical_best(c, t, a, rows, count, nlev, minbucket, crit, K, out, sides
             if present[i] < nlev - 1:
                 cand[ncand] = present[i]
                 ncand += 1
-        # whole-number weights: the set's sums, kept up to date level by level, are the
-        # very numbers _set_sums adds up in its order (sums of integers are exact). Else
-        # (rpart's split weights are rarely whole: 1 + 2^-52 on iris) the running sums are
-        # an estimate, refreshed every REFRESH_STEPS steps, that screens out the sets far
-        # below the best; only the others get _set_sums' exact arithmetic.
+        # rpart's totals (black-box probing, docs/rpart.md, "Categorical splits with three
+        # or more classes"): the set's total weight and the rest's are running sums along
+        # the Gray-code path, the set's adding or subtracting a level's weight as the level
+        # moves in or out, the rest's starting at the node's total and doing the opposite;
+        # those are the totals the improve is made of, never summed afresh.
+        # whole-number weights: the set's class counts, kept up to date level by level, are
+        # exact. Else (case weights not whole) the running counts are an estimate,
+        # refreshed every REFRESH_STEPS steps, that screens out the sets far below the best;
+        # only the others get the counts summed afresh (_set_class_sums).
         running = _whole_numbers(c, t, present, npres, K)
         counts = np.zeros(K)  # the set's class counts
         margin = SCREEN_MARGIN * (abs(parent) + ttot)
         tl = 0.0
+        tr = ttot
+        best_tl = 0.0
+        best_tr = 0.0
         nl = 0
         for step in range(1, 1 << ncand):
             b = 0
             while ((step >> b) & 1) == 0:
                 b += 1
             lv = cand[b]
-            sign = -1.0 if inleft[lv] else 1.0
-            inleft[lv] = not inleft[lv]
-            nl += rows[lv] if sign > 0 else -rows[lv]
-            tl += sign * t[lv]
-            for k in range(K):
-                counts[k] += sign * c[lv, k]
+            if inleft[lv]:
+                inleft[lv] = False
+                nl -= rows[lv]
+                tl -= t[lv]
+                tr += t[lv]
+                for k in range(K):
+                    counts[k] -= c[lv, k]
+            else:
+                inleft[lv] = True
+                nl += rows[lv]
+                tl += t[lv]
+                tr -= t[lv]
+                for k in range(K):
+                    counts[k] += c[lv, k]
             if not running and (step & (REFRESH_STEPS - 1)) == 0:
-                tl = _set_counts(c, t, inleft, present, npres, K, counts)
+                _set_counts(c, t, inleft, present, npres, K, counts)
             if nl < minbucket or ntot - nl < minbucket:
                 continue
             if crit == 0 and best > -np.inf:
@@ -356,7 +371,6 @@ def _categorical_best(c, t, a, rows, count, nlev, minbucket, crit, K, out, sides
                     ql += vl * vl
                     sr += vr
                     qr += vr * vr
-                tr = ttot - tl
                 estimate = parent
                 if tl > 0.0:
                     estimate -= sl - ql / tl
@@ -367,21 +381,39 @@ def _categorical_best(c, t, a, rows, count, nlev, minbucket, crit, K, out, sides
             for k in range(K):
                 left[k] = a[k] * counts[k]
                 right[k] = a[k] * (tot_counts[k] - counts[k])
-            if crit != 0 and best > -np.inf and not running:
-                estimate = _literal_improve(left, tl, right, ttot - tl, parent, crit)
-                if estimate + margin < best:
-                    continue
-            if running:
-                val = _literal_improve(left, tl, right, ttot - tl, parent, crit)
-            else:
-                val = _split_value(c, t, a, inleft, seq, npres, ttot, K, crit, left, right,
-                                   parent)
+            if not running:
+                if crit != 0 and best > -np.inf:
+                    estimate = _literal_improve(left, tl, right, tr, parent, crit)
+                    if estimate + margin < best:
+                        continue
+                _set_class_sums(c, a, inleft, seq, npres, K, left, right)
+            val = _literal_improve(left, tl, right, tr, parent, crit)
             if val > best:
                 best = val
                 best_left[:] = inleft
+                best_tl = tl
+                best_tr = tr
+        if best == -np.inf:
+            return
+        if running:
+            _set_counts(c, t, best_left, present, npres, K, counts)
+            for k in range(K):
+                left[k] = a[k] * counts[k]
+                right[k] = a[k] * (tot_counts[k] - counts[k])
+        else:
+            _set_class_sums(c, a, best_left, seq, npres, K, left, right)
+        _finish(left, best_tl, right, best_tr, best_left, present, npres, parent, crit, out,
+                sides)
+        return
     if best == -np.inf:
         return
     tl, tr = _set_sums(c, t, a, best_left, seq, npres, ttot, K, left, right)
+    _finish(left, tl, right, tr, best_left, present, npres, parent, crit, out, sides)
+
+
+@njit(cache=True)
+def _finish(left, tl, right, tr, best_left, present, npres, parent, crit, out, sides):
+    """The chosen set's sides (the side of lower mean class goes left) and improve."""
     flip = not (_mean_class(left, tl) < _mean_class(right, tr))
     for i in range(npres):
         lv = present[i]
@@ -390,6 +422,25 @@ def _categorical_best(c, t, a, rows, count, nlev, minbucket, crit, K, out, sides
     out[0] = _literal_improve(left, tl, right, tr, parent, crit)
     out[1] = 0.0
     out[2] = 0.0
+
+
+@njit(cache=True)
+def _set_class_sums(c, a, inleft, seq, nseq, K, left, right):
+    """The class sums of the category set ``inleft`` and of the rest: a[k] times their
+    case-weight counts, summed afresh level by level in the order ``seq``."""
+    left[:] = 0.0
+    right[:] = 0.0
+    for i in range(nseq):
+        lv = seq[i]
+        if inleft[lv]:
+            for k in range(K):
+                left[k] += c[lv, k]
+        else:
+            for k in range(K):
+                right[k] += c[lv, k]
+    for k in range(K):
+        left[k] = a[k] * left[k]
+        right[k] = a[k] * right[k]
 
 
 @njit(cache=True)
