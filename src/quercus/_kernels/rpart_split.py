@@ -17,9 +17,6 @@ from numba import njit
 #: How far below the best improve (relative to the node's size) a category set's estimate
 #: must fall to be skipped: rounding moves the two formulas apart by ~1e-15 relative.
 SCREEN_MARGIN = 1e-9
-#: How often (a power of two, in Gray-code steps) the estimated sums of a category set are
-#: recomputed from scratch, so that rounding cannot pile up over millions of steps.
-REFRESH_STEPS = 4096
 
 
 @njit(cache=True)
@@ -216,7 +213,8 @@ def categorical_tallies(XC, cat_cols, y, w, a, order, start, nn, C, T, ROWS, COU
     rows' own).
 
     ``XC`` holds the categorical columns row-major (rows x len(cat_cols)); ``C[c, level,
-    class]`` the case-weight counts, ``T[c, level]`` the sums of the split-weighted rows
+    class]`` the case-weight counts and ``C[c, -1, class]`` their sums over all the levels
+    (the node's class counts for that feature, in data order), ``T[c, level]`` the sums of the split-weighted rows
     ``a[y] * w`` in data order and ``T[c, -1]`` their sum over all the levels (the node's
     total for that feature, also in data order); ``ROWS`` the rows with weight > 0 and
     ``COUNT[c]`` the rows with the feature present.
@@ -227,6 +225,7 @@ def categorical_tallies(XC, cat_cols, y, w, a, order, start, nn, C, T, ROWS, COU
     COUNT[:] = 0
     m = cat_cols.shape[0]
     last = T.shape[1] - 1
+    clast = C.shape[1] - 1
     lead = cat_cols[0]
     for i in range(nn):
         r = order[lead, start + i]
@@ -241,6 +240,7 @@ def categorical_tallies(XC, cat_cols, y, w, a, order, start, nn, C, T, ROWS, COU
             if positive:
                 lv = int(v)
                 C[c, lv, yr] += w[r]
+                C[c, clast, yr] += w[r]
                 T[c, lv] += cw
                 T[c, last] += cw
                 ROWS[c, lv] += 1
@@ -271,7 +271,6 @@ def _categorical_best(c, t, a, rows, count, nlev, minbucket, crit, K, out, sides
         ntot += rows[lv]
         for k in range(K):
             tot[k] += c[lv, k]
-    tot_counts = tot.copy()
     for k in range(K):
         tot[k] = a[k] * tot[k]
     ttot = t[t.shape[0] - 1]
@@ -317,17 +316,20 @@ def _categorical_best(c, t, a, rows, count, nlev, minbucket, crit, K, out, sides
             if present[i] < nlev - 1:
                 cand[ncand] = present[i]
                 ncand += 1
-        # rpart's totals (black-box probing, docs/rpart.md, "Categorical splits with three
-        # or more classes"): the set's total weight and the rest's are running sums along
-        # the Gray-code path, the set's adding or subtracting a level's weight as the level
-        # moves in or out, the rest's starting at the node's total and doing the opposite;
-        # those are the totals the improve is made of, never summed afresh.
-        # whole-number weights: the set's class counts, kept up to date level by level, are
-        # exact. Else (case weights not whole) the running counts are an estimate,
-        # refreshed every REFRESH_STEPS steps, that screens out the sets far below the best;
-        # only the others get the counts summed afresh (_set_class_sums).
-        running = _whole_numbers(c, t, present, npres, K)
+        # rpart's sums (black-box probing, docs/rpart.md, "Categorical splits with three or
+        # more classes") all run along the Gray-code path: the set's class counts and total
+        # weight add or subtract a level's as the level moves in or out, the rest's start at
+        # the node's (its rows' sums in data order) and do the opposite. Those running sums,
+        # never summed afresh, are what the improve is made of; the cheaper estimate below
+        # only screens out the sets far below the best.
+        nodec = c[c.shape[0] - 1]
+        for k in range(K):
+            tot[k] = a[k] * nodec[k]
+        parent = _parent_term(tot, ttot, crit)
         counts = np.zeros(K)  # the set's class counts
+        rest = nodec.copy()  # the rest's
+        best_counts = np.zeros(K)
+        best_rest = np.zeros(K)
         margin = SCREEN_MARGIN * (abs(parent) + ttot)
         tl = 0.0
         tr = ttot
@@ -346,6 +348,7 @@ def _categorical_best(c, t, a, rows, count, nlev, minbucket, crit, K, out, sides
                 tr += t[lv]
                 for k in range(K):
                     counts[k] -= c[lv, k]
+                    rest[k] += c[lv, k]
             else:
                 inleft[lv] = True
                 nl += rows[lv]
@@ -353,8 +356,7 @@ def _categorical_best(c, t, a, rows, count, nlev, minbucket, crit, K, out, sides
                 tr -= t[lv]
                 for k in range(K):
                     counts[k] += c[lv, k]
-            if not running and (step & (REFRESH_STEPS - 1)) == 0:
-                _set_counts(c, t, inleft, present, npres, K, counts)
+                    rest[k] -= c[lv, k]
             if nl < minbucket or ntot - nl < minbucket:
                 continue
             if crit == 0 and best > -np.inf:
@@ -366,7 +368,7 @@ def _categorical_best(c, t, a, rows, count, nlev, minbucket, crit, K, out, sides
                 qr = 0.0
                 for k in range(K):
                     vl = a[k] * counts[k]
-                    vr = a[k] * (tot_counts[k] - counts[k])
+                    vr = a[k] * rest[k]
                     sl += vl
                     ql += vl * vl
                     sr += vr
@@ -380,28 +382,20 @@ def _categorical_best(c, t, a, rows, count, nlev, minbucket, crit, K, out, sides
                     continue  # below the best by more than rounding can account for
             for k in range(K):
                 left[k] = a[k] * counts[k]
-                right[k] = a[k] * (tot_counts[k] - counts[k])
-            if not running:
-                if crit != 0 and best > -np.inf:
-                    estimate = _literal_improve(left, tl, right, tr, parent, crit)
-                    if estimate + margin < best:
-                        continue
-                _set_class_sums(c, a, inleft, seq, npres, K, left, right)
+                right[k] = a[k] * rest[k]
             val = _literal_improve(left, tl, right, tr, parent, crit)
             if val > best:
                 best = val
                 best_left[:] = inleft
+                best_counts[:] = counts
+                best_rest[:] = rest
                 best_tl = tl
                 best_tr = tr
         if best == -np.inf:
             return
-        if running:
-            _set_counts(c, t, best_left, present, npres, K, counts)
-            for k in range(K):
-                left[k] = a[k] * counts[k]
-                right[k] = a[k] * (tot_counts[k] - counts[k])
-        else:
-            _set_class_sums(c, a, best_left, seq, npres, K, left, right)
+        for k in range(K):
+            left[k] = a[k] * best_counts[k]
+            right[k] = a[k] * best_rest[k]
         _finish(left, best_tl, right, best_tr, best_left, present, npres, parent, crit, out,
                 sides)
         return
@@ -422,57 +416,6 @@ def _finish(left, tl, right, tr, best_left, present, npres, parent, crit, out, s
     out[0] = _literal_improve(left, tl, right, tr, parent, crit)
     out[1] = 0.0
     out[2] = 0.0
-
-
-@njit(cache=True)
-def _set_class_sums(c, a, inleft, seq, nseq, K, left, right):
-    """The class sums of the category set ``inleft`` and of the rest: a[k] times their
-    case-weight counts, summed afresh level by level in the order ``seq``."""
-    left[:] = 0.0
-    right[:] = 0.0
-    for i in range(nseq):
-        lv = seq[i]
-        if inleft[lv]:
-            for k in range(K):
-                left[k] += c[lv, k]
-        else:
-            for k in range(K):
-                right[k] += c[lv, k]
-    for k in range(K):
-        left[k] = a[k] * left[k]
-        right[k] = a[k] * right[k]
-
-
-@njit(cache=True)
-def _whole_numbers(c, t, present, npres, K) -> bool:
-    """Whether the present levels' weights and class counts are whole numbers small enough
-    that any order of adding and subtracting them gives the same sums (unit or integer case
-    weights)."""
-    total = 0.0
-    for i in range(npres):
-        lv = present[i]
-        if t[lv] != np.floor(t[lv]) or t[lv] < 0.0:
-            return False
-        total += t[lv]
-        for k in range(K):
-            if c[lv, k] != np.floor(c[lv, k]) or c[lv, k] < 0.0:
-                return False
-    return total < 2.0 ** 52
-
-
-@njit(cache=True)
-def _set_counts(c, t, inleft, present, npres, K, counts):
-    """The class counts (into ``counts``) and total weight (returned) of the set
-    ``inleft``, summed afresh."""
-    counts[:] = 0.0
-    tl = 0.0
-    for i in range(npres):
-        lv = present[i]
-        if inleft[lv]:
-            tl += t[lv]
-            for k in range(K):
-                counts[k] += c[lv, k]
-    return tl
 
 
 @njit(cache=True)

@@ -62,9 +62,17 @@ class _Costs:
 def make_costs(y, w, n_classes, priors=None, loss=None) -> _Costs:
     """Risk weights q = pi/f and split weights a = altered prior / f from the full data."""
     totals = np.bincount(y, weights=w, minlength=n_classes).astype(np.float64)
-    total = float(totals.sum())
+    # rpart's class shares f: each class's weight and the total, summed row by row in data
+    # order in double precision; its default priors: R's class sums in long double, rounded,
+    # over their long-double sum (black-box probing, docs/rpart.md): with case weights that
+    # are not whole the two differ in the last bits, and so do the split weights
+    weights = np.asarray(w, dtype=np.float64)
+    total = float(np.cumsum(weights)[-1]) if len(weights) else 0.0
     f = totals / total
-    pi = f.copy() if priors is None else np.asarray(priors, dtype=np.float64)
+    if priors is None:
+        pi = _r_class_shares(y, weights, n_classes)
+    else:
+        pi = np.asarray(priors, dtype=np.float64)
     L = (1.0 - np.eye(n_classes)) if loss is None else np.asarray(loss, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         q = np.where(totals > 0, pi / np.where(f > 0, f, 1.0), 0.0)
@@ -72,6 +80,19 @@ def make_costs(y, w, n_classes, priors=None, loss=None) -> _Costs:
         a = np.where(totals > 0, rows / (norm * np.where(f > 0, f, 1.0)), 0.0)
     return _Costs(q=q, a=a, loss=L, priors=pi, class_totals=totals, total_weight=total,
                   tie=tie_tolerance(loss))
+
+
+def _r_class_shares(y, w, n_classes) -> np.ndarray:
+    """The class shares of the case weight as R computes rpart's default priors: each class's
+    weights summed in data order in long double and rounded, divided by those sums' long-double
+    sum, rounded (R's ``sum``; where long double is double this is plain double)."""
+    sums = np.zeros(n_classes)
+    for k in range(n_classes):
+        wk = w[y == k]
+        if len(wk):
+            sums[k] = float(np.cumsum(wk, dtype=np.longdouble)[-1])
+    grand = float(np.cumsum(sums, dtype=np.longdouble)[-1]) if n_classes else 0.0
+    return sums / grand
 
 
 def altered_priors(pi, L):
@@ -126,7 +147,7 @@ class CategoricalScratch:
         self.pos = np.full(len(is_cat), -1, dtype=np.int64)
         self.pos[self.cols] = np.arange(len(self.cols))
         m = len(self.cols)
-        self.C = np.zeros((m, lmax, K))
+        self.C = np.zeros((m, lmax + 1, K))  # the last level: the node's class counts
         self.T = np.zeros((m, lmax + 1))  # the last column: the node's total
         self.ROWS = np.zeros((m, lmax), dtype=np.int64)
         self.COUNT = np.zeros(m, dtype=np.int64)
