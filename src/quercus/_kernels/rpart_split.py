@@ -264,17 +264,28 @@ def _categorical_best(c, t, a, rows, count, nlev, minbucket, crit, K, out, sides
             npres += 1
     if npres < 2:
         return
-    tot = kv[0]
-    tot[:] = 0.0
     ntot = 0
     for lv in range(nlev):
         ntot += rows[lv]
-        for k in range(K):
-            tot[k] += c[lv, k]
+    # rpart's sums (black-box probing, docs/rpart.md, "Categorical splits"): the node's
+    # class counts and total weight summed over its rows in data order; the set's class
+    # counts and total weight running sums as levels move in (and, in the Gray code, out),
+    # the rest's starting at the node's and doing the opposite. Those running sums, never
+    # summed afresh, are what the improve is made of.
+    nodec = c[c.shape[0] - 1]
+    tot = kv[0]
     for k in range(K):
-        tot[k] = a[k] * tot[k]
+        tot[k] = a[k] * nodec[k]
     ttot = t[t.shape[0] - 1]
     parent = _parent_term(tot, ttot, crit)
+    counts = np.zeros(K)  # the set's class counts
+    rest = nodec.copy()  # the rest's
+    best_counts = np.zeros(K)
+    best_rest = np.zeros(K)
+    tl = 0.0
+    tr = ttot
+    best_tl = 0.0
+    best_tr = 0.0
     left = kv[1]
     right = kv[2]
     best = -np.inf
@@ -300,13 +311,24 @@ def _categorical_best(c, t, a, rows, count, nlev, minbucket, crit, K, out, sides
             lv = seq[s]
             inleft[lv] = True
             nl += rows[lv]
+            tl += t[lv]
+            tr -= t[lv]
+            for k in range(K):
+                counts[k] += c[lv, k]
+                rest[k] -= c[lv, k]
             if nl < minbucket or ntot - nl < minbucket:
                 continue
-            val = _split_value(c, t, a, inleft, seq, npres, ttot, K, crit, left, right,
-                               parent)
+            for k in range(K):
+                left[k] = a[k] * counts[k]
+                right[k] = a[k] * rest[k]
+            val = _literal_improve(left, tl, right, tr, parent, crit)
             if val > best:
                 best = val
                 best_left[:] = inleft
+                best_counts[:] = counts
+                best_rest[:] = rest
+                best_tl = tl
+                best_tr = tr
     else:
         for i in range(npres):
             seq[i] = present[i]
@@ -316,25 +338,8 @@ def _categorical_best(c, t, a, rows, count, nlev, minbucket, crit, K, out, sides
             if present[i] < nlev - 1:
                 cand[ncand] = present[i]
                 ncand += 1
-        # rpart's sums (black-box probing, docs/rpart.md, "Categorical splits with three or
-        # more classes") all run along the Gray-code path: the set's class counts and total
-        # weight add or subtract a level's as the level moves in or out, the rest's start at
-        # the node's (its rows' sums in data order) and do the opposite. Those running sums,
-        # never summed afresh, are what the improve is made of; the cheaper estimate below
-        # only screens out the sets far below the best.
-        nodec = c[c.shape[0] - 1]
-        for k in range(K):
-            tot[k] = a[k] * nodec[k]
-        parent = _parent_term(tot, ttot, crit)
-        counts = np.zeros(K)  # the set's class counts
-        rest = nodec.copy()  # the rest's
-        best_counts = np.zeros(K)
-        best_rest = np.zeros(K)
+        # the cheaper estimate below only screens out the sets far below the best
         margin = SCREEN_MARGIN * (abs(parent) + ttot)
-        tl = 0.0
-        tr = ttot
-        best_tl = 0.0
-        best_tr = 0.0
         nl = 0
         for step in range(1, 1 << ncand):
             b = 0
@@ -391,18 +396,12 @@ def _categorical_best(c, t, a, rows, count, nlev, minbucket, crit, K, out, sides
                 best_rest[:] = rest
                 best_tl = tl
                 best_tr = tr
-        if best == -np.inf:
-            return
-        for k in range(K):
-            left[k] = a[k] * best_counts[k]
-            right[k] = a[k] * best_rest[k]
-        _finish(left, best_tl, right, best_tr, best_left, present, npres, parent, crit, out,
-                sides)
-        return
     if best == -np.inf:
         return
-    tl, tr = _set_sums(c, t, a, best_left, seq, npres, ttot, K, left, right)
-    _finish(left, tl, right, tr, best_left, present, npres, parent, crit, out, sides)
+    for k in range(K):
+        left[k] = a[k] * best_counts[k]
+        right[k] = a[k] * best_rest[k]
+    _finish(left, best_tl, right, best_tr, best_left, present, npres, parent, crit, out, sides)
 
 
 @njit(cache=True)
@@ -416,40 +415,6 @@ def _finish(left, tl, right, tr, best_left, present, npres, parent, crit, out, s
     out[0] = _literal_improve(left, tl, right, tr, parent, crit)
     out[1] = 0.0
     out[2] = 0.0
-
-
-@njit(cache=True)
-def _set_sums(c, t, a, inleft, seq, nseq, ttot, K, left, right):
-    """rpart's sums for the category set ``inleft`` (black-box probing, docs/rpart.md):
-    class sums a[k] times the set's (and the rest's) case-weight counts; the set's total
-    weight the running sum of its levels' weights, in the order ``seq`` (the levels by class
-    share with two classes), the rest's the node total ``ttot`` minus each of them.
-    Returns the two totals."""
-    left[:] = 0.0
-    right[:] = 0.0
-    tl = 0.0
-    tr = ttot
-    for i in range(nseq):
-        lv = seq[i]
-        if inleft[lv]:
-            tl += t[lv]
-            tr -= t[lv]
-            for k in range(K):
-                left[k] += c[lv, k]
-        else:
-            for k in range(K):
-                right[k] += c[lv, k]
-    for k in range(K):
-        left[k] = a[k] * left[k]
-        right[k] = a[k] * right[k]
-    return tl, tr
-
-
-@njit(cache=True)
-def _split_value(c, t, a, inleft, seq, nseq, ttot, K, crit, left, right, parent):
-    """The improve of the category set ``inleft`` (rpart's arithmetic, the set first)."""
-    tl, tr = _set_sums(c, t, a, inleft, seq, nseq, ttot, K, left, right)
-    return _literal_improve(left, tl, right, tr, parent, crit)
 
 
 @njit(cache=True)
