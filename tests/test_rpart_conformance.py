@@ -109,18 +109,17 @@ def test_split_table(name, fit):
 
 
 def _bit_exact_fits():
-    """Gini fits with rpart's default priors and 0/1 loss: there Quercus's improve is rpart's
+    """Fits with rpart's default priors and 0/1 loss: there Quercus's improve is rpart's
     arithmetic bit for bit (the three-class iris fits since the split weights and running
     totals of docs/rpart.md, "Ties between variables"; soybean's 19-class categorical splits
-    since the split weights as one division and the Gray-code running totals of
-    "Categorical splits with three or more classes")."""
+    since the split weights as one division and the Gray-code running sums of "Categorical
+    splits"; kyphosis's information fit since the information terms of that section)."""
     out = []
     for name, fit in all_fits():
         ref = _ref(name, fit)
         data = _data(name)
         K = len(data.classes)
         if (fit == base_fit(fit)
-                and ref["parms"]["split"] == "gini"
                 and fit_settings(ref, K)["priors"] is None
                 and fit_settings(ref, K)["loss"] is None):
             out.append(pytest.param(name, fit, id=f"{name}-{fit}"))

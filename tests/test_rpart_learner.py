@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from rpart_fixtures import load_data
 
-from quercus._kernels.rpart_split import _categorical_best, _literal_improve, _parent_term
+from quercus._kernels.rpart_split import _categorical_best, _parent_term, _subset_improve
 from quercus.growing.rpart import RpartControl, fit_rpart, prune_rpart
 from quercus.rpart_records import LEFT, RIGHT
 
@@ -245,7 +245,7 @@ def test_subset_screening_keeps_the_exact_search_result(crit, seed):
         counts, rest = (counts + c[lv], rest - c[lv]) if sign > 0 else (counts - c[lv], rest + c[lv])
         if nl < 2 or rows.sum() - nl < 2:
             continue
-        val = _literal_improve(a * counts, tl, a * rest, tr, parent, crit)
+        val = _subset_improve(a * counts, tl, a * rest, tr, parent, crit)
         if val > best:
             best, best_set = val, inleft.copy()
     assert out[0] == best

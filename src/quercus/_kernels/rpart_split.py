@@ -39,9 +39,16 @@ def _scaled_impurity(c, total, crit):
 
 @njit(cache=True)
 def _parent_term(tot, ttot, crit):
-    """T(S) I(S) as rpart computes it (Gini: T * (p * (1 - p)) summed in class order)."""
+    """T(S) I(S) as rpart computes it (Gini: T * (p * (1 - p)) summed in class order;
+    information: T * (p * log p) summed in class order, the classes with no weight left out,
+    which is -T(S) I(S): _literal_improve subtracts it the other way round)."""
     if crit != 0:
-        return _scaled_impurity(tot, ttot, crit)
+        s = 0.0
+        for i in range(tot.shape[0]):
+            if tot[i] > 0.0:
+                p = tot[i] / ttot
+                s += ttot * (p * np.log(p))
+        return s
     s = 0.0
     for i in range(tot.shape[0]):
         p = tot[i] / ttot
@@ -58,11 +65,20 @@ def _literal_improve(first, t_first, second, t_second, parent, crit):
     search accumulates: the rows with x < cut, or the enumerated category set) and then that
     of ``second``. This order reproduces rpart's stored improve values bit for bit on
     two-class fits (docs/rpart.md, "Ties between variables"); rpart ranks variables by exact
-    comparison of these numbers.
+    comparison of these numbers. Information: the same one running sum of the terms
+    T * (p * log p) (classes with no weight left out), minus ``parent`` (black-box probing,
+    docs/rpart.md, "Categorical splits").
     """
     if crit != 0:
-        return parent - (_scaled_impurity(first, t_first, crit)
-                         + _scaled_impurity(second, t_second, crit))
+        children = 0.0
+        for i in range(first.shape[0]):
+            if t_first > 0.0 and first[i] > 0.0:
+                p = first[i] / t_first
+                children += t_first * (p * np.log(p))
+            if t_second > 0.0 and second[i] > 0.0:
+                p = second[i] / t_second
+                children += t_second * (p * np.log(p))
+        return children - parent
     children = 0.0
     for i in range(first.shape[0]):
         if t_first > 0.0:
@@ -72,6 +88,25 @@ def _literal_improve(first, t_first, second, t_second, parent, crit):
             p = second[i] / t_second
             children += t_second * (p * (1.0 - p))
     return parent - children
+
+
+@njit(cache=True)
+def _subset_improve(first, t_first, second, t_second, parent, crit):
+    """``_literal_improve`` for a category set: with information, a class sum that the running
+    sums leave a hair below zero (case weights such as 0.3 and 0.7 added and taken away) is
+    not left out but makes the improve NaN, so that no comparison picks the set, as in rpart
+    (black-box probing, docs/rpart.md, "Categorical splits"); only exact zeros are left out."""
+    if crit == 0:
+        return _literal_improve(first, t_first, second, t_second, parent, crit)
+    children = 0.0
+    for i in range(first.shape[0]):
+        if first[i] != 0.0:
+            p = first[i] / t_first
+            children += t_first * (p * np.log(p))
+        if second[i] != 0.0:
+            p = second[i] / t_second
+            children += t_second * (p * np.log(p))
+    return children - parent
 
 
 @njit(cache=True)
@@ -321,7 +356,7 @@ def _categorical_best(c, t, a, rows, count, nlev, minbucket, crit, K, out, sides
             for k in range(K):
                 left[k] = a[k] * counts[k]
                 right[k] = a[k] * rest[k]
-            val = _literal_improve(left, tl, right, tr, parent, crit)
+            val = _subset_improve(left, tl, right, tr, parent, crit)
             if val > best:
                 best = val
                 best_left[:] = inleft
@@ -388,7 +423,7 @@ def _categorical_best(c, t, a, rows, count, nlev, minbucket, crit, K, out, sides
             for k in range(K):
                 left[k] = a[k] * counts[k]
                 right[k] = a[k] * rest[k]
-            val = _literal_improve(left, tl, right, tr, parent, crit)
+            val = _subset_improve(left, tl, right, tr, parent, crit)
             if val > best:
                 best = val
                 best_left[:] = inleft
@@ -412,7 +447,7 @@ def _finish(left, tl, right, tr, best_left, present, npres, parent, crit, out, s
         lv = present[i]
         s = -1 if best_left[lv] else 1
         sides[lv] = -s if flip else s
-    out[0] = _literal_improve(left, tl, right, tr, parent, crit)
+    out[0] = _subset_improve(left, tl, right, tr, parent, crit)
     out[1] = 0.0
     out[2] = 0.0
 
