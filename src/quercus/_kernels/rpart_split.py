@@ -217,9 +217,10 @@ def _scan_sums(ys, cs, ws, a, m, best_i, K, tot, left, right):
 
     Found by black-box probing of R's rpart (docs/rpart.md, "Ties between variables"): the
     class sums are the split weight times the class's case-weight count on each side
-    (``a[k] * n_k``), while the total weights are running sums of the rows' weights
-    ``a[y] * w`` in sorted order: the node's total over all its rows, the left side's by
-    adding the rows moved left, the right side's by subtracting them from the node's total.
+    (``a[k] * n_k``), the counts and the total weights running sums in sorted order: the
+    node's over all its rows, the left side's by adding the rows moved left, the right
+    side's by subtracting each of them from the node's (not the node's minus the left's: with
+    case weights such as 0.3 and 0.7 the two differ in the last bit).
     Returns (node total, left total, right total); the class sums go into tot, left, right.
     """
     tot[:] = 0.0
@@ -230,12 +231,14 @@ def _scan_sums(ys, cs, ws, a, m, best_i, K, tot, left, right):
         ttot += cs[i]
     tl = 0.0
     tr = ttot
+    right[:] = tot
     for i in range(best_i + 1):
         left[ys[i]] += ws[i]
+        right[ys[i]] -= ws[i]
         tl += cs[i]
         tr -= cs[i]
     for k in range(K):
-        right[k] = a[k] * (tot[k] - left[k])
+        right[k] = a[k] * right[k]
         left[k] = a[k] * left[k]
         tot[k] = a[k] * tot[k]
     return ttot, tl, tr
