@@ -24,10 +24,10 @@ REL = 1e-9
 # splits) whose improvements are mathematically equal. rpart compares its numbers exactly and
 # its rounding makes one of them larger by ~1e-14 relative (sometimes the later variable).
 # Quercus computes improve in rpart's arithmetic as black-box probing found it (docs/rpart.md,
-# "Ties between variables" and "Categorical splits with three or more classes"), bit for bit
-# with 0/1 loss (test_improve_bit_for_bit), and ranks exactly there; no stored fit is left
-# here (soybean's four, whose 19-class categorical ties went the other way until the split
-# weights and the Gray-code running totals were found, now grow rpart's tree).
+# "Ties between variables" and "Categorical splits"), bit for bit with default priors and 0/1
+# loss (test_improve_bit_for_bit), and ranks exactly with 0/1 loss; no stored fit is left here
+# (soybean's four, whose 19-class categorical ties went the other way until the split weights
+# and the Gray-code running sums were found, now grow rpart's trees).
 _TIE: dict[tuple[str, str], str] = {}
 # which checks each tie breaks (the rest of those fits still match: the tied variables give the
 # same partition, so rows, cp table and cross-validation agree with rpart's)

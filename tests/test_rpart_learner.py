@@ -194,8 +194,8 @@ def _best_subset_by_hand(codes, y, n_classes, min_bucket):
                          [(2, 0, 6), (2, 1, 6), (3, 2, 6), (4, 3, 6), (3, 4, 11), (5, 5, 9)])
 def test_categorical_search_finds_the_best_subset(n_classes, seed, n_levels):
     # two classes: rpart's ordering by class share; more: its Gray-code enumeration (with
-    # running sums of the whole-number counts and a cheaper estimate that skips sets far
-    # below the best). Both must reach the best of all 2^(k-1) - 1 splits (brute force here)
+    # rpart's running sums and a cheaper estimate that skips sets far below the best). Both
+    # must reach the best of all 2^(k-1) - 1 splits (brute force here)
     rng = np.random.default_rng(seed)
     codes = rng.integers(0, n_levels, size=80)
     y = (codes * 7 + rng.integers(0, 5, size=80)) % n_classes
