@@ -24,21 +24,11 @@ REL = 1e-9
 # splits) whose improvements are mathematically equal. rpart compares its numbers exactly and
 # its rounding makes one of them larger by ~1e-14 relative (sometimes the later variable).
 # Quercus computes improve in rpart's arithmetic as black-box probing found it (docs/rpart.md,
-# "Ties between variables"), bit for bit for numeric splits and for categorical splits with two
-# classes, and ranks exactly with 0/1 loss (test_improve_bit_for_bit). With three or
-# more classes rpart's sums for categorical splits are not yet reproduced in the last bits:
-# soybean's tree then differs from rpart's at the first such tie.
-_TIE = {
-    ("soybean", "default"): "nodes 5, 62, 237, 951: categorical variables giving the same "
-                            "partition (node 5: improve 36.21951219512213); rpart's sums for "
-                            "19-class categorical splits are not reproduced bit for bit, so "
-                            "Quercus's rounding ranks them otherwise (docs/rpart.md)",
-    ("soybean", "cp0"): "nodes 5, 9, 62, 237, 951: as soybean default",
-    ("soybean", "sur0"): "nodes 5, 62, 956: as soybean default",
-    ("soybean", "sur1"): "nodes 5, 62, 956: as soybean default",
-}
-_TIE[("soybean", "default_1se")] = _TIE[("soybean", "default")]
-_TIE[("soybean", "cp0_1se")] = _TIE[("soybean", "cp0")]
+# "Ties between variables" and "Categorical splits"), bit for bit with default priors and 0/1
+# loss (test_improve_bit_for_bit), and ranks exactly with 0/1 loss; no stored fit is left here
+# (soybean's four, whose 19-class categorical ties went the other way until the split weights
+# and the Gray-code running sums were found, now grow rpart's trees).
+_TIE: dict[tuple[str, str], str] = {}
 # which checks each tie breaks (the rest of those fits still match: the tied variables give the
 # same partition, so rows, cp table and cross-validation agree with rpart's)
 _TIE_CHECKS = {fit: {"frame", "splits", "importance"} for fit in _TIE}
@@ -119,17 +109,17 @@ def test_split_table(name, fit):
 
 
 def _bit_exact_fits():
-    """Gini fits with rpart's default priors and 0/1 loss whose categorical splits (if any)
-    have two classes: there Quercus's improve is rpart's arithmetic bit for bit (the
-    three-class iris fits only since the split weights and running totals of
-    docs/rpart.md, "Ties between variables")."""
+    """Fits with rpart's default priors and 0/1 loss: there Quercus's improve is rpart's
+    arithmetic bit for bit (the three-class iris fits since the split weights and running
+    totals of docs/rpart.md, "Ties between variables"; soybean's 19-class categorical splits
+    since the split weights as one division and the Gray-code running sums of "Categorical
+    splits"; kyphosis's information fit since the information terms of that section)."""
     out = []
     for name, fit in all_fits():
         ref = _ref(name, fit)
         data = _data(name)
         K = len(data.classes)
-        if (fit == base_fit(fit) and (K == 2 or not data.categorical.any())
-                and ref["parms"]["split"] == "gini"
+        if (fit == base_fit(fit)
                 and fit_settings(ref, K)["priors"] is None
                 and fit_settings(ref, K)["loss"] is None):
             out.append(pytest.param(name, fit, id=f"{name}-{fit}"))

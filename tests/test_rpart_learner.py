@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from rpart_fixtures import load_data
 
-from quercus._kernels.rpart_split import _categorical_best, _parent_term, _split_value
+from quercus._kernels.rpart_split import _categorical_best, _parent_term, _subset_improve
 from quercus.growing.rpart import RpartControl, fit_rpart, prune_rpart
 from quercus.rpart_records import LEFT, RIGHT
 
@@ -194,8 +194,8 @@ def _best_subset_by_hand(codes, y, n_classes, min_bucket):
                          [(2, 0, 6), (2, 1, 6), (3, 2, 6), (4, 3, 6), (3, 4, 11), (5, 5, 9)])
 def test_categorical_search_finds_the_best_subset(n_classes, seed, n_levels):
     # two classes: rpart's ordering by class share; more: its Gray-code enumeration (with
-    # running sums of the whole-number counts and a cheaper estimate that skips sets far
-    # below the best). Both must reach the best of all 2^(k-1) - 1 splits (brute force here)
+    # rpart's running sums and a cheaper estimate that skips sets far below the best). Both
+    # must reach the best of all 2^(k-1) - 1 splits (brute force here)
     rng = np.random.default_rng(seed)
     codes = rng.integers(0, n_levels, size=80)
     y = (codes * 7 + rng.integers(0, 5, size=80)) % n_classes
@@ -209,37 +209,43 @@ def test_categorical_search_finds_the_best_subset(n_classes, seed, n_levels):
 @pytest.mark.parametrize("crit", [0, 1])
 @pytest.mark.parametrize("seed", range(4))
 def test_subset_screening_keeps_the_exact_search_result(crit, seed):
-    # Split weights that are not whole numbers (priors, fractional case weights) take the
-    # screened path: running sums only estimate a set's improve and skip sets far below the
-    # best. The result must be the set an exact evaluation of every set in the same Gray-code
-    # order picks (first strict maximum), with the same improve bit for bit.
+    # Split weights that are not whole numbers (priors, fractional case weights): running
+    # sums of the fewer-division estimate skip sets far below the best. The result must be
+    # the set an exact evaluation of every set in the same Gray-code order picks (first
+    # strict maximum), with the same improve bit for bit, in rpart's arithmetic: every sum
+    # running along the Gray-code path (the set's class counts and total weight adding or
+    # subtracting a level's as it moves in or out, the rest's starting from the node's, the
+    # last row of c, and going the other way), the class sums a[k] times the counts.
     rng = np.random.default_rng(seed)
     n_levels, K = 9, 3
-    c = rng.integers(0, 6, size=(n_levels, K)).astype(float) * rng.choice([1.0, 0.37], K)
-    c[c.sum(axis=1) == 0, 0] = 1.0
+    c = np.zeros((n_levels + 1, K))
+    c[:n_levels] = rng.integers(0, 6, size=(n_levels, K)) * rng.choice([1.0, 0.37, 0.1], K)
+    c[:n_levels][c[:n_levels].sum(axis=1) == 0, 0] = 1.0
+    c[-1] = c[:n_levels].sum(axis=0)
     a = rng.uniform(0.6, 1.6, K)
     t = np.zeros(n_levels + 1)
-    t[:n_levels] = (c * a).sum(axis=1)
+    t[:n_levels] = (c[:n_levels] * a).sum(axis=1)
     t[-1] = t[:n_levels].sum()
-    rows = np.maximum(1, np.rint(c.sum(axis=1))).astype(np.int64)
+    rows = np.maximum(1, np.rint(c[:n_levels].sum(axis=1))).astype(np.int64)
     out, sides = np.zeros(4), np.zeros(n_levels, dtype=np.int8)
     _categorical_best(c, t, a, rows, int(rows.sum()), n_levels, 2, crit, K, out, sides,
                       np.zeros((2, n_levels), dtype=np.int64), np.zeros(n_levels),
                       np.zeros((2, n_levels), dtype=np.bool_), np.zeros((3, K)))
 
-    seq = np.arange(n_levels)
-    tot = c.sum(axis=0) * a
-    left, right = np.zeros(K), np.zeros(K)
-    parent = _parent_term(tot, t[-1], crit)
+    parent = _parent_term(a * c[-1], t[-1], crit)
     inleft = np.zeros(n_levels, dtype=np.bool_)
-    best, best_set, nl = -np.inf, None, 0
+    counts, rest = np.zeros(K), c[-1].copy()
+    best, best_set, nl, tl, tr = -np.inf, None, 0, 0.0, t[-1]
     for step in range(1, 1 << (n_levels - 1)):
         lv = (step & -step).bit_length() - 1
         inleft[lv] = not inleft[lv]
-        nl += rows[lv] if inleft[lv] else -rows[lv]
+        sign = 1 if inleft[lv] else -1
+        nl += sign * rows[lv]
+        tl, tr = (tl + t[lv], tr - t[lv]) if sign > 0 else (tl - t[lv], tr + t[lv])
+        counts, rest = (counts + c[lv], rest - c[lv]) if sign > 0 else (counts - c[lv], rest + c[lv])
         if nl < 2 or rows.sum() - nl < 2:
             continue
-        val = _split_value(c, t, a, inleft, seq, n_levels, t[-1], K, crit, left, right, parent)
+        val = _subset_improve(a * counts, tl, a * rest, tr, parent, crit)
         if val > best:
             best, best_set = val, inleft.copy()
     assert out[0] == best

@@ -17,9 +17,6 @@ from numba import njit
 #: How far below the best improve (relative to the node's size) a category set's estimate
 #: must fall to be skipped: rounding moves the two formulas apart by ~1e-15 relative.
 SCREEN_MARGIN = 1e-9
-#: How often (a power of two, in Gray-code steps) the estimated sums of a category set are
-#: recomputed from scratch, so that rounding cannot pile up over millions of steps.
-REFRESH_STEPS = 4096
 
 
 @njit(cache=True)
@@ -42,9 +39,16 @@ def _scaled_impurity(c, total, crit):
 
 @njit(cache=True)
 def _parent_term(tot, ttot, crit):
-    """T(S) I(S) as rpart computes it (Gini: T * (p * (1 - p)) summed in class order)."""
+    """T(S) I(S) as rpart computes it (Gini: T * (p * (1 - p)) summed in class order;
+    information: T * (p * log p) summed in class order, the classes with no weight left out,
+    which is -T(S) I(S): _literal_improve subtracts it the other way round)."""
     if crit != 0:
-        return _scaled_impurity(tot, ttot, crit)
+        s = 0.0
+        for i in range(tot.shape[0]):
+            if tot[i] > 0.0:
+                p = tot[i] / ttot
+                s += ttot * (p * np.log(p))
+        return s
     s = 0.0
     for i in range(tot.shape[0]):
         p = tot[i] / ttot
@@ -61,11 +65,20 @@ def _literal_improve(first, t_first, second, t_second, parent, crit):
     search accumulates: the rows with x < cut, or the enumerated category set) and then that
     of ``second``. This order reproduces rpart's stored improve values bit for bit on
     two-class fits (docs/rpart.md, "Ties between variables"); rpart ranks variables by exact
-    comparison of these numbers.
+    comparison of these numbers. Information: the same one running sum of the terms
+    T * (p * log p) (classes with no weight left out), minus ``parent`` (black-box probing,
+    docs/rpart.md, "Categorical splits").
     """
     if crit != 0:
-        return parent - (_scaled_impurity(first, t_first, crit)
-                         + _scaled_impurity(second, t_second, crit))
+        children = 0.0
+        for i in range(first.shape[0]):
+            if t_first > 0.0 and first[i] > 0.0:
+                p = first[i] / t_first
+                children += t_first * (p * np.log(p))
+            if t_second > 0.0 and second[i] > 0.0:
+                p = second[i] / t_second
+                children += t_second * (p * np.log(p))
+        return children - parent
     children = 0.0
     for i in range(first.shape[0]):
         if t_first > 0.0:
@@ -75,6 +88,25 @@ def _literal_improve(first, t_first, second, t_second, parent, crit):
             p = second[i] / t_second
             children += t_second * (p * (1.0 - p))
     return parent - children
+
+
+@njit(cache=True)
+def _subset_improve(first, t_first, second, t_second, parent, crit):
+    """``_literal_improve`` for a category set: with information, a class sum that the running
+    sums leave a hair below zero (case weights such as 0.3 and 0.7 added and taken away) is
+    not left out but makes the improve NaN, so that no comparison picks the set, as in rpart
+    (black-box probing, docs/rpart.md, "Categorical splits"); only exact zeros are left out."""
+    if crit == 0:
+        return _literal_improve(first, t_first, second, t_second, parent, crit)
+    children = 0.0
+    for i in range(first.shape[0]):
+        if first[i] != 0.0:
+            p = first[i] / t_first
+            children += t_first * (p * np.log(p))
+        if second[i] != 0.0:
+            p = second[i] / t_second
+            children += t_second * (p * np.log(p))
+    return children - parent
 
 
 @njit(cache=True)
@@ -185,9 +217,10 @@ def _scan_sums(ys, cs, ws, a, m, best_i, K, tot, left, right):
 
     Found by black-box probing of R's rpart (docs/rpart.md, "Ties between variables"): the
     class sums are the split weight times the class's case-weight count on each side
-    (``a[k] * n_k``), while the total weights are running sums of the rows' weights
-    ``a[y] * w`` in sorted order: the node's total over all its rows, the left side's by
-    adding the rows moved left, the right side's by subtracting them from the node's total.
+    (``a[k] * n_k``), the counts and the total weights running sums in sorted order: the
+    node's over all its rows, the left side's by adding the rows moved left, the right
+    side's by subtracting each of them from the node's (not the node's minus the left's: with
+    case weights such as 0.3 and 0.7 the two differ in the last bit).
     Returns (node total, left total, right total); the class sums go into tot, left, right.
     """
     tot[:] = 0.0
@@ -198,12 +231,14 @@ def _scan_sums(ys, cs, ws, a, m, best_i, K, tot, left, right):
         ttot += cs[i]
     tl = 0.0
     tr = ttot
+    right[:] = tot
     for i in range(best_i + 1):
         left[ys[i]] += ws[i]
+        right[ys[i]] -= ws[i]
         tl += cs[i]
         tr -= cs[i]
     for k in range(K):
-        right[k] = a[k] * (tot[k] - left[k])
+        right[k] = a[k] * right[k]
         left[k] = a[k] * left[k]
         tot[k] = a[k] * tot[k]
     return ttot, tl, tr
@@ -216,7 +251,8 @@ def categorical_tallies(XC, cat_cols, y, w, a, order, start, nn, C, T, ROWS, COU
     rows' own).
 
     ``XC`` holds the categorical columns row-major (rows x len(cat_cols)); ``C[c, level,
-    class]`` the case-weight counts, ``T[c, level]`` the sums of the split-weighted rows
+    class]`` the case-weight counts and ``C[c, -1, class]`` their sums over all the levels
+    (the node's class counts for that feature, in data order), ``T[c, level]`` the sums of the split-weighted rows
     ``a[y] * w`` in data order and ``T[c, -1]`` their sum over all the levels (the node's
     total for that feature, also in data order); ``ROWS`` the rows with weight > 0 and
     ``COUNT[c]`` the rows with the feature present.
@@ -227,6 +263,7 @@ def categorical_tallies(XC, cat_cols, y, w, a, order, start, nn, C, T, ROWS, COU
     COUNT[:] = 0
     m = cat_cols.shape[0]
     last = T.shape[1] - 1
+    clast = C.shape[1] - 1
     lead = cat_cols[0]
     for i in range(nn):
         r = order[lead, start + i]
@@ -241,6 +278,7 @@ def categorical_tallies(XC, cat_cols, y, w, a, order, start, nn, C, T, ROWS, COU
             if positive:
                 lv = int(v)
                 C[c, lv, yr] += w[r]
+                C[c, clast, yr] += w[r]
                 T[c, lv] += cw
                 T[c, last] += cw
                 ROWS[c, lv] += 1
@@ -264,18 +302,28 @@ def _categorical_best(c, t, a, rows, count, nlev, minbucket, crit, K, out, sides
             npres += 1
     if npres < 2:
         return
-    tot = kv[0]
-    tot[:] = 0.0
     ntot = 0
     for lv in range(nlev):
         ntot += rows[lv]
-        for k in range(K):
-            tot[k] += c[lv, k]
-    tot_counts = tot.copy()
+    # rpart's sums (black-box probing, docs/rpart.md, "Categorical splits"): the node's
+    # class counts and total weight summed over its rows in data order; the set's class
+    # counts and total weight running sums as levels move in (and, in the Gray code, out),
+    # the rest's starting at the node's and doing the opposite. Those running sums, never
+    # summed afresh, are what the improve is made of.
+    nodec = c[c.shape[0] - 1]
+    tot = kv[0]
     for k in range(K):
-        tot[k] = a[k] * tot[k]
+        tot[k] = a[k] * nodec[k]
     ttot = t[t.shape[0] - 1]
     parent = _parent_term(tot, ttot, crit)
+    counts = np.zeros(K)  # the set's class counts
+    rest = nodec.copy()  # the rest's
+    best_counts = np.zeros(K)
+    best_rest = np.zeros(K)
+    tl = 0.0
+    tr = ttot
+    best_tl = 0.0
+    best_tr = 0.0
     left = kv[1]
     right = kv[2]
     best = -np.inf
@@ -301,13 +349,24 @@ def _categorical_best(c, t, a, rows, count, nlev, minbucket, crit, K, out, sides
             lv = seq[s]
             inleft[lv] = True
             nl += rows[lv]
+            tl += t[lv]
+            tr -= t[lv]
+            for k in range(K):
+                counts[k] += c[lv, k]
+                rest[k] -= c[lv, k]
             if nl < minbucket or ntot - nl < minbucket:
                 continue
-            val = _split_value(c, t, a, inleft, seq, npres, ttot, K, crit, left, right,
-                               parent)
+            for k in range(K):
+                left[k] = a[k] * counts[k]
+                right[k] = a[k] * rest[k]
+            val = _subset_improve(left, tl, right, tr, parent, crit)
             if val > best:
                 best = val
                 best_left[:] = inleft
+                best_counts[:] = counts
+                best_rest[:] = rest
+                best_tl = tl
+                best_tr = tr
     else:
         for i in range(npres):
             seq[i] = present[i]
@@ -317,29 +376,30 @@ def _categorical_best(c, t, a, rows, count, nlev, minbucket, crit, K, out, sides
             if present[i] < nlev - 1:
                 cand[ncand] = present[i]
                 ncand += 1
-        # whole-number weights: the set's sums, kept up to date level by level, are the
-        # very numbers _set_sums adds up in its order (sums of integers are exact). Else
-        # (rpart's split weights are rarely whole: 1 + 2^-52 on iris) the running sums are
-        # an estimate, refreshed every REFRESH_STEPS steps, that screens out the sets far
-        # below the best; only the others get _set_sums' exact arithmetic.
-        running = _whole_numbers(c, t, present, npres, K)
-        counts = np.zeros(K)  # the set's class counts
+        # the cheaper estimate below only screens out the sets far below the best
         margin = SCREEN_MARGIN * (abs(parent) + ttot)
-        tl = 0.0
         nl = 0
         for step in range(1, 1 << ncand):
             b = 0
             while ((step >> b) & 1) == 0:
                 b += 1
             lv = cand[b]
-            sign = -1.0 if inleft[lv] else 1.0
-            inleft[lv] = not inleft[lv]
-            nl += rows[lv] if sign > 0 else -rows[lv]
-            tl += sign * t[lv]
-            for k in range(K):
-                counts[k] += sign * c[lv, k]
-            if not running and (step & (REFRESH_STEPS - 1)) == 0:
-                tl = _set_counts(c, t, inleft, present, npres, K, counts)
+            if inleft[lv]:
+                inleft[lv] = False
+                nl -= rows[lv]
+                tl -= t[lv]
+                tr += t[lv]
+                for k in range(K):
+                    counts[k] -= c[lv, k]
+                    rest[k] += c[lv, k]
+            else:
+                inleft[lv] = True
+                nl += rows[lv]
+                tl += t[lv]
+                tr -= t[lv]
+                for k in range(K):
+                    counts[k] += c[lv, k]
+                    rest[k] -= c[lv, k]
             if nl < minbucket or ntot - nl < minbucket:
                 continue
             if crit == 0 and best > -np.inf:
@@ -351,12 +411,11 @@ def _categorical_best(c, t, a, rows, count, nlev, minbucket, crit, K, out, sides
                 qr = 0.0
                 for k in range(K):
                     vl = a[k] * counts[k]
-                    vr = a[k] * (tot_counts[k] - counts[k])
+                    vr = a[k] * rest[k]
                     sl += vl
                     ql += vl * vl
                     sr += vr
                     qr += vr * vr
-                tr = ttot - tl
                 estimate = parent
                 if tl > 0.0:
                     estimate -= sl - ql / tl
@@ -366,96 +425,34 @@ def _categorical_best(c, t, a, rows, count, nlev, minbucket, crit, K, out, sides
                     continue  # below the best by more than rounding can account for
             for k in range(K):
                 left[k] = a[k] * counts[k]
-                right[k] = a[k] * (tot_counts[k] - counts[k])
-            if crit != 0 and best > -np.inf and not running:
-                estimate = _literal_improve(left, tl, right, ttot - tl, parent, crit)
-                if estimate + margin < best:
-                    continue
-            if running:
-                val = _literal_improve(left, tl, right, ttot - tl, parent, crit)
-            else:
-                val = _split_value(c, t, a, inleft, seq, npres, ttot, K, crit, left, right,
-                                   parent)
+                right[k] = a[k] * rest[k]
+            val = _subset_improve(left, tl, right, tr, parent, crit)
             if val > best:
                 best = val
                 best_left[:] = inleft
+                best_counts[:] = counts
+                best_rest[:] = rest
+                best_tl = tl
+                best_tr = tr
     if best == -np.inf:
         return
-    tl, tr = _set_sums(c, t, a, best_left, seq, npres, ttot, K, left, right)
+    for k in range(K):
+        left[k] = a[k] * best_counts[k]
+        right[k] = a[k] * best_rest[k]
+    _finish(left, best_tl, right, best_tr, best_left, present, npres, parent, crit, out, sides)
+
+
+@njit(cache=True)
+def _finish(left, tl, right, tr, best_left, present, npres, parent, crit, out, sides):
+    """The chosen set's sides (the side of lower mean class goes left) and improve."""
     flip = not (_mean_class(left, tl) < _mean_class(right, tr))
     for i in range(npres):
         lv = present[i]
         s = -1 if best_left[lv] else 1
         sides[lv] = -s if flip else s
-    out[0] = _literal_improve(left, tl, right, tr, parent, crit)
+    out[0] = _subset_improve(left, tl, right, tr, parent, crit)
     out[1] = 0.0
     out[2] = 0.0
-
-
-@njit(cache=True)
-def _whole_numbers(c, t, present, npres, K) -> bool:
-    """Whether the present levels' weights and class counts are whole numbers small enough
-    that any order of adding and subtracting them gives the same sums (unit or integer case
-    weights)."""
-    total = 0.0
-    for i in range(npres):
-        lv = present[i]
-        if t[lv] != np.floor(t[lv]) or t[lv] < 0.0:
-            return False
-        total += t[lv]
-        for k in range(K):
-            if c[lv, k] != np.floor(c[lv, k]) or c[lv, k] < 0.0:
-                return False
-    return total < 2.0 ** 52
-
-
-@njit(cache=True)
-def _set_counts(c, t, inleft, present, npres, K, counts):
-    """The class counts (into ``counts``) and total weight (returned) of the set
-    ``inleft``, summed afresh."""
-    counts[:] = 0.0
-    tl = 0.0
-    for i in range(npres):
-        lv = present[i]
-        if inleft[lv]:
-            tl += t[lv]
-            for k in range(K):
-                counts[k] += c[lv, k]
-    return tl
-
-
-@njit(cache=True)
-def _set_sums(c, t, a, inleft, seq, nseq, ttot, K, left, right):
-    """rpart's sums for the category set ``inleft`` (black-box probing, docs/rpart.md):
-    class sums a[k] times the set's (and the rest's) case-weight counts; the set's total
-    weight the running sum of its levels' weights, in the order ``seq`` (the levels by class
-    share with two classes), the rest's the node total ``ttot`` minus each of them.
-    Returns the two totals."""
-    left[:] = 0.0
-    right[:] = 0.0
-    tl = 0.0
-    tr = ttot
-    for i in range(nseq):
-        lv = seq[i]
-        if inleft[lv]:
-            tl += t[lv]
-            tr -= t[lv]
-            for k in range(K):
-                left[k] += c[lv, k]
-        else:
-            for k in range(K):
-                right[k] += c[lv, k]
-    for k in range(K):
-        left[k] = a[k] * left[k]
-        right[k] = a[k] * right[k]
-    return tl, tr
-
-
-@njit(cache=True)
-def _split_value(c, t, a, inleft, seq, nseq, ttot, K, crit, left, right, parent):
-    """The improve of the category set ``inleft`` (rpart's arithmetic, the set first)."""
-    tl, tr = _set_sums(c, t, a, inleft, seq, nseq, ttot, K, left, right)
-    return _literal_improve(left, tl, right, tr, parent, crit)
 
 
 @njit(cache=True)

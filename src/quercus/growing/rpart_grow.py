@@ -62,24 +62,49 @@ class _Costs:
 def make_costs(y, w, n_classes, priors=None, loss=None) -> _Costs:
     """Risk weights q = pi/f and split weights a = altered prior / f from the full data."""
     totals = np.bincount(y, weights=w, minlength=n_classes).astype(np.float64)
-    total = float(totals.sum())
+    # rpart's class shares f: each class's weight and the total, summed row by row in data
+    # order in double precision; its default priors: R's class sums in long double, rounded,
+    # over their long-double sum (black-box probing, docs/rpart.md): with case weights that
+    # are not whole the two differ in the last bits, and so do the split weights
+    weights = np.asarray(w, dtype=np.float64)
+    total = float(np.cumsum(weights)[-1]) if len(weights) else 0.0
     f = totals / total
-    pi = f.copy() if priors is None else np.asarray(priors, dtype=np.float64)
+    if priors is None:
+        pi = _r_class_shares(y, weights, n_classes)
+    else:
+        pi = np.asarray(priors, dtype=np.float64)
     L = (1.0 - np.eye(n_classes)) if loss is None else np.asarray(loss, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         q = np.where(totals > 0, pi / np.where(f > 0, f, 1.0), 0.0)
-        altered = altered_priors(pi, L)
-        a = np.where(totals > 0, altered / np.where(f > 0, f, 1.0), 0.0)
+        rows, norm = altered_priors(pi, L)
+        a = np.where(totals > 0, rows / (norm * np.where(f > 0, f, 1.0)), 0.0)
     return _Costs(q=q, a=a, loss=L, priors=pi, class_totals=totals, total_weight=total,
                   tie=tie_tolerance(loss))
 
 
-def altered_priors(pi, L) -> np.ndarray:
-    """rpart's altered priors pi_i L_i / sum_i pi_i L_i (L_i the row sums of the loss), in
-    the arithmetic black-box probing of rpart found (docs/rpart.md, "Ties between
-    variables"): L_i as the running sum of the products pi_i L(i, j) over j, the divisor as
-    the running sum of all the products pi_i L(i, j), row by row. With default priors this
-    makes rpart's split weights 1 + 2^-52 on, e.g., iris, not exactly 1.
+def _r_class_shares(y, w, n_classes) -> np.ndarray:
+    """The class shares of the case weight as R computes rpart's default priors: each class's
+    weights summed in data order in long double and rounded, divided by those sums' long-double
+    sum, rounded (R's ``sum``; where long double is double this is plain double)."""
+    sums = np.zeros(n_classes)
+    for k in range(n_classes):
+        wk = w[y == k]
+        if len(wk):
+            sums[k] = float(np.cumsum(wk, dtype=np.longdouble)[-1])
+    grand = float(np.cumsum(sums, dtype=np.longdouble)[-1]) if n_classes else 0.0
+    return sums / grand
+
+
+def altered_priors(pi, L):
+    """The two parts of rpart's altered priors pi_i L_i / sum_i pi_i L_i (L_i the row sums of
+    the loss), in the arithmetic black-box probing of rpart found (docs/rpart.md, "Ties
+    between variables"): L_i as the running sum of the products pi_i L(i, j) over j, the
+    divisor as the running sum of all the products pi_i L(i, j), row by row. Returns (the
+    products' row sums, the divisor): rpart's split weight is ``rows[i] / (norm * f[i])``
+    (f the class's share of the case weight), one division by the product, not the altered
+    prior divided by f (with four classes, where 3 pi_i is inexact, the two differ in the
+    last bit and so do the improvements; docs/rpart.md). With default priors the split
+    weights come out as 1 + 2^-52 on, e.g., iris, not exactly 1.
     """
     K = len(pi)
     rows = np.zeros(K)
@@ -91,7 +116,7 @@ def altered_priors(pi, L) -> np.ndarray:
             s += term
             total += term
         rows[i] = s
-    return rows / total
+    return rows, total
 
 
 def tie_tolerance(loss) -> float:
@@ -122,7 +147,7 @@ class CategoricalScratch:
         self.pos = np.full(len(is_cat), -1, dtype=np.int64)
         self.pos[self.cols] = np.arange(len(self.cols))
         m = len(self.cols)
-        self.C = np.zeros((m, lmax, K))
+        self.C = np.zeros((m, lmax + 1, K))  # the last level: the node's class counts
         self.T = np.zeros((m, lmax + 1))  # the last column: the node's total
         self.ROWS = np.zeros((m, lmax), dtype=np.int64)
         self.COUNT = np.zeros(m, dtype=np.int64)
