@@ -71,7 +71,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 # -- helpers -------------------------------------------------------------------------------
-
 class _GivenStore(argparse.Action):
     """Store the value and record that the option was given (``args.<dest>_given``), for
     options whose default depends on others (``--splitter`` on a cluster)."""
@@ -79,6 +78,7 @@ class _GivenStore(argparse.Action):
     def __call__(self, parser, namespace, values, option_string=None):
         setattr(namespace, self.dest, values)
         setattr(namespace, f"{self.dest}_given", True)
+
 
 def _count(text: str) -> int | float:
     """A row count (int) or a fraction of the rows (float)."""
