@@ -265,7 +265,8 @@ def _train_streaming(args: argparse.Namespace) -> int:
             sys.stderr.write("\n")
     read_seconds = time.perf_counter() - start
     if data.task == "regression":
-        return _train_streamed_regressor(args, data, start, read_seconds)
+        regressor = model if task == "regression" else R.regressor(args)
+        return _train_streamed_regressor(args, regressor, data, start, read_seconds)
     criterion = _criterion_used(model)
     if criterion not in CRITERIA["cart"]:
         raise QuercusError(f"criterion must be one of {', '.join(CRITERIA['cart'])}; "
@@ -307,13 +308,11 @@ def _print_streamed(args, data, read_seconds: float, seconds: float) -> None:
     print(f"Model written to {args.out}")
 
 
-def _train_streamed_regressor(args, data, start: float, read_seconds: float) -> int:
-    """The regression tree of a streamed CSV file; training RMSE and R2 from the leaves'
-    sums of squares (the rows themselves were never kept)."""
+def _train_streamed_regressor(args, model, data, start: float, read_seconds: float) -> int:
+    """The regression tree of a streamed CSV file (``_streams`` admits CART on histograms
+    only); training RMSE and R2 from the leaves' sums of squares (the rows themselves were
+    never kept)."""
     reason = R.regression_reason(args, data.y)
-    if args.algorithm != "cart" or args.splitter not in ("hist", "auto"):
-        raise QuercusError("reading in chunks trains CART on histograms (--splitter hist)")
-    model = R.regressor(args)
     used = len(data.y)
     _warn_missing_targets(args, data, used)
     try:

@@ -384,22 +384,15 @@ def _categorical_best(c, t, a, rows, count, nlev, minbucket, crit, K, out, sides
             while ((step >> b) & 1) == 0:
                 b += 1
             lv = cand[b]
-            if inleft[lv]:
-                inleft[lv] = False
-                nl -= rows[lv]
-                tl -= t[lv]
-                tr += t[lv]
-                for k in range(K):
-                    counts[k] -= c[lv, k]
-                    rest[k] += c[lv, k]
-            else:
-                inleft[lv] = True
-                nl += rows[lv]
-                tl += t[lv]
-                tr -= t[lv]
-                for k in range(K):
-                    counts[k] += c[lv, k]
-                    rest[k] -= c[lv, k]
+            # the level moves in (sign 1) or out (-1); x + (-1 * v) is exactly x - v
+            sign = -1.0 if inleft[lv] else 1.0
+            inleft[lv] = not inleft[lv]
+            nl += rows[lv] if sign > 0 else -rows[lv]
+            tl += sign * t[lv]
+            tr -= sign * t[lv]
+            for k in range(K):
+                counts[k] += sign * c[lv, k]
+                rest[k] -= sign * c[lv, k]
             if nl < minbucket or ntot - nl < minbucket:
                 continue
             if crit == 0 and best > -np.inf:
@@ -439,18 +432,18 @@ def _categorical_best(c, t, a, rows, count, nlev, minbucket, crit, K, out, sides
     for k in range(K):
         left[k] = a[k] * best_counts[k]
         right[k] = a[k] * best_rest[k]
-    _finish(left, best_tl, right, best_tr, best_left, present, npres, parent, crit, out, sides)
+    _finish(left, best_tl, right, best_tr, best_left, present, npres, best, out, sides)
 
 
 @njit(cache=True)
-def _finish(left, tl, right, tr, best_left, present, npres, parent, crit, out, sides):
+def _finish(left, tl, right, tr, best_left, present, npres, improve, out, sides):
     """The chosen set's sides (the side of lower mean class goes left) and improve."""
     flip = not (_mean_class(left, tl) < _mean_class(right, tr))
     for i in range(npres):
         lv = present[i]
         s = -1 if best_left[lv] else 1
         sides[lv] = -s if flip else s
-    out[0] = _subset_improve(left, tl, right, tr, parent, crit)
+    out[0] = improve
     out[1] = 0.0
     out[2] = 0.0
 
