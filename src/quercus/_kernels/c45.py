@@ -8,8 +8,9 @@ the positions sorted by numeric feature ``features[i]``, missing values last.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ._jit import njit
 from .radix_sort import stable_argsort
 
 SMALL = 1e-6

@@ -12,8 +12,8 @@ value sent down every branch with a fractional weight.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ._jit import njit
 from .c45 import (
     PARALLEL_MIN_WORK,
     SMALL,

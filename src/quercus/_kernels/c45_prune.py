@@ -4,8 +4,8 @@ pessimistic-error pruning with subtree raising, bottom up."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ._jit import njit
 from .c45 import SMALL
 from .c45_store import class_table, make_leaf, route, total
 from .predict import LEAF

@@ -12,9 +12,10 @@ sends to branch 0 (-1 for a numeric or multiway split); ``rows`` indexes the gro
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
+from numba import types
 from numba.typed import List
 
+from ._jit import njit
 from .c45 import SMALL, split_rows
 from .predict import CATEGORICAL, LEAF, NUMERIC
 

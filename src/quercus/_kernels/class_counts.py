@@ -3,7 +3,7 @@ their node slot at one level to the slot of the child they fall in (``quercus.da
 
 from __future__ import annotations
 
-from numba import njit
+from ._jit import njit
 
 
 @njit(cache=True)

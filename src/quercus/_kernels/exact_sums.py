@@ -13,7 +13,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from ._jit import njit
 
 DIGIT = 32
 MASK = (1 << 32) - 1

@@ -6,7 +6,8 @@ instead; the scan visits the same cuts in the same order."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from ._jit import njit
 
 
 @njit(cache=True)

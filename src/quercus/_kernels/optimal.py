@@ -19,7 +19,8 @@ kernel is compiled for the dtype it is given.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from ._jit import njit
 
 ORDERED, SUBSET, KNOWN = 0, 1, 2
 MAX_SUBSET = 16  # most categories a SUBSET test lists

@@ -13,8 +13,8 @@ budget of 2 and a smaller tree is kept on a tie.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ._jit import njit
 from .optimal import NO_FEATURE, ORDERED, SUBSET, leaf_error
 
 

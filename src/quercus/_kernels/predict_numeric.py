@@ -16,7 +16,9 @@ takes the same branches as its float64 copy would.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from ._jit import njit
 
 MISSING_LEFT = 1  # a missing value takes branch 0
 SPLIT = 2  # the node is a split (a leaf is not)

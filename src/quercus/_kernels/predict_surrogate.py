@@ -10,7 +10,9 @@ when nothing applies, the row stops at the internal node (spec 6.2/6.3, rpart's
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from ._jit import njit
 
 LEAF = 0
 NUMERIC = 1

@@ -14,7 +14,8 @@ Targets are centred on the node's mean first, so the sums stay small.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from ._jit import njit
 
 
 @njit(cache=True)

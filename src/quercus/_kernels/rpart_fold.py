@@ -10,9 +10,9 @@ steps per node. Nodes are stored in creation order (a parent before its children
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from quercus._kernels.rpart_split import (
+from ._jit import njit
+from .rpart_split import (
     _categorical_best,
     _direction,
     _numeric_best,

@@ -12,7 +12,8 @@ Weights ``a`` are rpart's split weights (altered priors over observed shares).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from ._jit import njit
 
 #: How far below the best improve (relative to the node's size) a category set's estimate
 #: must fall to be skipped: rounding moves the two formulas apart by ~1e-15 relative.

@@ -15,8 +15,9 @@ O(n log n) per feature and node.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ._jit import njit
 from .split_regression import (
     cut_is_valid,
     cut_threshold,

@@ -9,8 +9,8 @@ turn, a heuristic).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ._jit import njit
 from .impurity import split_proxy
 
 # Up to this many categories present at a node, every subset is evaluated (2**(m-1) splits).

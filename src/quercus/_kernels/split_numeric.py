@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ._jit import njit
 from .impurity import monotone_ok, split_proxy
 
 # Consecutive sorted values closer than this are treated as equal (no cut between them),

@@ -9,8 +9,8 @@ and is valid only if both sides have a target sum above machine epsilon.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ._jit import njit
 from .split_regression import EPSILON, group_branches, node_groups
 
 

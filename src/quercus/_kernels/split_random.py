@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ._jit import njit
 from .impurity import monotone_ok, split_proxy
 from .split_numeric import FEATURE_THRESHOLD, trailing_missing
 

@@ -13,8 +13,9 @@ mean, the prediction, must be positive), as in scikit-learn.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ._jit import njit
 from .split_categorical import present_codes
 from .split_numeric import FEATURE_THRESHOLD, _midpoint, trailing_missing
 
