@@ -3,7 +3,8 @@
 Usage: python benchmarks/bench_startup.py [--only ALGO ...] [--no-cli] [--rows 344]
                                           [--compare OLD_SRC] [--kernels auto|pure|compiled]
 
-For each algorithm (CART exact, CART hist, C4.5, ID3, class-interval) in a fresh numba
+For each algorithm (CART exact, CART hist, C4.5, ID3, class-interval, rpart with its cp
+table, optimal of depth 3) in a fresh numba
 cache directory of its own (``NUMBA_CACHE_DIR``, a new temporary directory):
 
 - **cold**: a fresh process with the empty cache times ``import quercus`` and its first fit;
@@ -51,6 +52,8 @@ ALGORITHMS = {
     "c45": {"algorithm": "c45"},
     "id3": {"algorithm": "id3"},
     "interval": {"algorithm": "interval"},
+    "rpart": {"algorithm": "rpart"},
+    "optimal-d3": {"algorithm": "optimal", "max_depth": 3},
 }
 COLD_TARGET, DEMO_TARGET, WARM_MARGIN = 3.0, 10.0, 0.2
 

@@ -70,6 +70,16 @@ CASES = {
     "c45_cv": ({"algorithm": "c45", "prune": "cv", "random_state": 0}, False),
     "id3": ({"algorithm": "id3"}, True),
     "id3_gain_ratio": ({"algorithm": "id3", "criterion": "gain_ratio"}, True),
+    "rpart": ({"algorithm": "rpart", "random_state": 0}, False),
+    "rpart_1se_information": ({"algorithm": "rpart", "criterion": "entropy", "prune": "1se",
+                               "random_state": 1, "max_depth": 4}, False),
+    "rpart_surrogates": ({"algorithm": "rpart", "use_surrogates": 1, "surrogate_style": 1,
+                          "xval": 0, "min_samples_leaf": 2}, False),
+    "optimal_subset": ({"algorithm": "optimal", "max_depth": 2, "numeric": "bins",
+                        "max_bins": 32}, False),
+    "optimal_exact": ({"algorithm": "optimal", "max_depth": 2}, False),
+    "optimal_depth3": ({"algorithm": "optimal", "max_depth": 3, "numeric": "bins",
+                        "max_bins": 8, "categorical": "one_vs_rest"}, False),
     "interval": ({"algorithm": "interval"}, False),
     "interval_entropy": ({"algorithm": "interval", "criterion": "entropy",
                           "max_depth": 3}, False),
@@ -152,10 +162,19 @@ quercus.DecisionTreeClassifier(splitter="hist").fit(data.X, data.y).predict(data
 quercus.DecisionTreeClassifier(algorithm="c45", prune="cv").fit(data.X, data.y)
 print("numba" in sys.modules)
 """
+SCRIPT_RPART_OPTIMAL = r"""
+import sys
+import quercus
+data = quercus.datasets.load("iris")
+quercus.DecisionTreeClassifier(algorithm="rpart", prune="1se").fit(data.X, data.y)
+quercus.DecisionTreeClassifier(algorithm="optimal", max_depth=2).fit(data.X, data.y)
+print("numba" in sys.modules)
+"""
 
 
-def test_small_fits_and_predictions_do_not_import_numba():
+@pytest.mark.parametrize("script", [SCRIPT, SCRIPT_RPART_OPTIMAL], ids=["main", "rpart_optimal"])
+def test_small_fits_and_predictions_do_not_import_numba(script):
     env = {k: v for k, v in os.environ.items() if k != "QUERCUS_KERNELS"}
-    result = subprocess.run([sys.executable, "-c", SCRIPT], check=True, capture_output=True,
+    result = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True,
                             text=True, env={**env, "PYTHONPATH": SRC}, timeout=300)
     assert result.stdout.strip() == "False"

@@ -38,7 +38,10 @@ __all__ = ["DecisionTreeClassifier"]
 C45_TIE_RTOL = 1e-12
 #: Algorithms whose small fits and predictions run the kernels' pure Python copy
 #: (``_kernel_path``; byte-identical models, tests/test_pure_kernels.py).
-PURE_ALGORITHMS = ("cart", "c45", "id3", "interval")
+PURE_ALGORITHMS = ("cart", "c45", "id3", "interval", "rpart")
+#: rpart with 3+ classes tries 2^(L-1) sets of a factor's L levels at every node: in pure
+#: Python only while all factors together have at most this many (one of 10-11 levels).
+PURE_RPART_MAX_SUBSETS = 1024
 
 
 class DecisionTreeClassifier:
@@ -354,8 +357,11 @@ time_limit, max_gap
         if self.algorithm == "rpart":
             from .growing.rpart_settings import fit_rpart_model
 
-            return fit_rpart_model(self, X_encoded, y_codes, weights, schema, _has_names(X),
-                                   criterion)
+            subsets = sum(2 ** (int(n) - 1) for n in schema.n_categories if n > 1)
+            small = n_classes <= 2 or subsets <= PURE_RPART_MAX_SUBSETS
+            with self._kernels_for(X_encoded) if small else nullcontext():
+                return fit_rpart_model(self, X_encoded, y_codes, weights, schema,
+                                       _has_names(X), criterion)
         settings = self._settings(n_known, weights[known], sample_weight is not None,
                                   criterion, schema)
         settings.monotonic_cst = self._monotonic_cst(schema, X_encoded)
