@@ -409,22 +409,26 @@ def run_search(search: Search, rows: np.ndarray, incumbent_cost, incumbent: Sear
                budget: int) -> SearchResult:
     """Improve on the incumbent until proven optimal, the time limit or ``max_gap``."""
     o = search.options
-    # only a stopped search reports it: skip the sort when nothing can stop it early
-    bound = incumbent_cost
-    if np.isfinite(search.deadline) or o.max_gap > 0:
+
+    def points_bound():
+        # the optimum is the incumbent (no worse than a leaf) or a tree with a split: that
+        # one errs at least on the equivalent points and pays the split penalty
         bound = equivalent_points_bound(search.codes[rows], search.y[rows], search.w[rows],
                                         search.n_classes)
-    # the optimum is the incumbent (no worse than a leaf) or a tree with a split: that one
-    # errs at least on the equivalent points and pays the split penalty
-    state = RootState(incumbent_cost, incumbent, min(incumbent_cost, bound + search.alpha),
+        return min(incumbent_cost, bound + search.alpha)
+
+    # only max_gap and a search stopped by the time limit need the bound (a sort of the
+    # rows: a large part of a small fit), so it is computed when one of them does
+    state = RootState(incumbent_cost, incumbent,
+                      points_bound() if o.max_gap > 0 else incumbent_cost,
                       max_gap=float(o.max_gap))
     if state.should_stop():
         return SearchResult(state.tree, state.cost, state.lower_bound, False, False)
     try:
         cost, tree = search.solve(rows, o.max_depth, budget, incumbent_cost, root=state)
     except TimeUp:
-        lower = min(state.cost, state.lower_bound)
-        return SearchResult(state.tree, state.cost, lower, False, True)
+        lower = state.lower_bound if o.max_gap > 0 else points_bound()
+        return SearchResult(state.tree, state.cost, min(state.cost, lower), False, True)
     state.found(cost, tree)
     if state.stopped_by_gap:
         return SearchResult(state.tree, state.cost, state.lower_bound, False, False)
