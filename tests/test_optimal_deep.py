@@ -19,7 +19,7 @@ def _problem(seed):
         y = np.where(rng.random(n) < 0.3, rng.integers(0, k, n), y)
     w = rng.integers(1, 4, n).astype(float) if rng.random() < 0.4 else None
     options = [{}, {"min_samples_leaf": 4}, {"split_penalty": 0.5}, {"time_limit": 60.0},
-               {"max_depth": 5}][seed % 5]
+               {"max_depth": 5}, {"max_depth": 3}][seed % 6]
     return X, y, w, {"max_depth": 4, **options}
 
 
@@ -31,11 +31,11 @@ def _fit(X, y, w, params):
 
 
 @pytest.mark.parametrize("mode", ["pure", "compiled"])
-@pytest.mark.parametrize("seed", range(15))
+@pytest.mark.parametrize("seed", range(18))
 def test_depth3_kernel_finds_the_python_loops_tree(seed, mode, monkeypatch):
     monkeypatch.setenv("QUERCUS_KERNELS", mode)
     X, y, w, params = _problem(seed)
     found = _fit(X, y, w, params)
-    monkeypatch.setattr(Search, "depth3", lambda self, rows, tests, order, cost, tree:
-                        self.splits(rows, 3, 7, tests, order, cost, tree, None))
+    monkeypatch.setattr(Search, "depth3", lambda self, rows, tests, order, cost, tree, root:
+                        self.splits(rows, 3, 7, tests, order, cost, tree, root))
     assert found == _fit(X, y, w, params)

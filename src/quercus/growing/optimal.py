@@ -226,8 +226,11 @@ class Search:
                                    self.fc.categorical, self.n_classes, self.learn,
                                    self.max_subset, self.options.min_samples_leaf)
         order = np.argsort(errors, kind="stable")
-        if depth == 3 and budget >= 7 and self.binary and root is None:
-            best_cost, best_tree = self.depth3(rows, tests, order, best_cost, best_tree)
+        # compiled when the root, if it is this node, has no max_gap to stop it per test
+        if depth == 3 and budget >= 7 and self.binary and (root is None
+                                                           or self.options.max_gap == 0):
+            best_cost, best_tree = self.depth3(rows, tests, order, best_cost, best_tree,
+                                               root)
         else:
             best_cost, best_tree = self.splits(rows, depth, budget, tests, order, best_cost,
                                                best_tree, root)
@@ -259,9 +262,10 @@ class Search:
                         root.found(best_cost, best_tree)
         return best_cost, best_tree
 
-    def depth3(self, rows, tests, order, best_cost, best_tree):
+    def depth3(self, rows, tests, order, best_cost, best_tree, root):
         """``splits`` at a depth-3 node with a full budget on binary data, compiled
-        (``_kernels/optimal_deep.py``): in pieces of tests under a time limit."""
+        (``_kernels/optimal_deep.py``): in pieces of tests under a time limit, the root's
+        incumbent updated after each piece."""
         best_cost = self.w.dtype.type(best_cost)
         first, n_tests, chunk = 0, order.shape[0], self.chunk3
         stats = np.zeros(4, dtype=np.int64)
@@ -279,6 +283,8 @@ class Search:
                 best_cost = cost
                 best_tree = SearchNode(tests[t], self._small_tree(self._trees[0]),
                                        self._small_tree(self._trees[1]))
+                if root is not None:
+                    root.found(best_cost, best_tree)
             if stop < last:
                 break
             first = last
