@@ -21,7 +21,7 @@ SIMILAR_KEPT = 2  # solved children kept for the similarity bound
 
 
 @njit(cache=True)
-def penalised(error, tests, alpha, budget):
+def _penalised(error, tests, alpha, budget):
     """The best of the depth-2 solver's trees within ``budget`` splits when each split
     costs ``alpha``: ``(cost, its budget)``, the smaller budget on a tie."""
     best = error[0]
@@ -117,7 +117,7 @@ def _solve_child(codes, y, w, rows, low, high, categorical, n_classes, min_leaf,
     """The optimum of a depth-2 child with a full budget; its tree in ``tests[b]``."""
     solve_depth2_binary(codes, y, w, rows, low, high, categorical, n_classes, 2, min_leaf,
                         error, tests)
-    return penalised(error, tests, alpha, 3)
+    return _penalised(error, tests, alpha, 3)
 
 
 @njit(cache=True)

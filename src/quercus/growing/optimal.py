@@ -1,6 +1,7 @@
 """Optimal trees of bounded depth: depth-first branch and bound over (row set, depth,
 split budget), the subproblems of depth <= 2 solved exactly by a kernel
-(``_kernels/optimal.py``; docs/optimal.md).
+(``_kernels/optimal.py``, ``optimal_pairs.py``), on binary data those of depth 3 by a
+compiled loop over their tests (``_kernels/optimal_deep.py``; docs/optimal.md).
 
 The objective of a tree T is E(T) + split_penalty * splits(T), E the misclassified training
 weight, subject to depth <= max_depth, splits <= max_splits and >= min_samples_leaf rows in
@@ -26,7 +27,7 @@ binary_features, solve_depth2_binary = kernels("optimal_pairs", "binary_features
 rehash, solve_depth3_binary = kernels("optimal_deep", "rehash", "solve_depth3_binary")
 
 SIMILAR_KEPT = 2  # solved row sets kept per (depth, budget) for the similarity bound
-CHUNK_SECONDS = 0.04  # aim of one depth-2 kernel call under a time limit
+CHUNK_SECONDS = 0.04  # aim of one depth-2 or depth-3 kernel call under a time limit
 
 
 class TimeUp(Exception):
