@@ -59,13 +59,23 @@ def _popcount(x):
 
 
 @njit(cache=True)
+def _symmetric(pair, K):
+    """Copy the upper triangle of every layer of ``pair`` to the lower one."""
+    p = pair.shape[1]
+    for k in range(K + 1):
+        for a in range(p):
+            for b in range(a):
+                pair[k, a, b] = pair[k, b, a]
+
+
+@njit(cache=True)
 def _pair_counts_rows(codes, y, w, rows, active, high, K, depth):
-    """Node totals, per-feature and per-pair class weights (last column: rows), by one
-    pass over the rows (any weights)."""
+    """Node totals and ``pair[k, a, b]``: the class-k weight (k = K: the number) of the
+    rows with features a and b at their upper code (a = b: feature a alone), by one pass
+    over the rows (any weights)."""
     p = active.shape[0]
     total = np.zeros(K + 1, dtype=w.dtype)
-    up = np.zeros((p, K + 1), dtype=w.dtype)  # rows at the upper code, per feature
-    pair = np.zeros((p, p, K + 1), dtype=w.dtype)  # both up, a < b
+    pair = np.zeros((K + 1, p, p), dtype=w.dtype)
     ups = np.empty(p, dtype=np.int64)
     for i in range(rows.shape[0]):
         r = rows[i]
@@ -80,20 +90,22 @@ def _pair_counts_rows(codes, y, w, rows, active, high, K, depth):
                 m += 1
         for s in range(m):
             a = ups[s]
-            up[a, c] += wr
-            up[a, K] += 1
+            pair[c, a, a] += wr
+            pair[K, a, a] += 1
             if depth >= 2:
                 for t in range(s + 1, m):
                     b = ups[t]
-                    pair[a, b, c] += wr
-                    pair[a, b, K] += 1
-    return total, up, pair
+                    pair[c, a, b] += wr
+                    pair[K, a, b] += 1
+    _symmetric(pair, K)
+    return total, pair
 
 
 @njit(cache=True)
 def _pair_counts_bits(codes, y, w, rows, active, high, K):
-    """The same counts for unit weights: per class and feature a bitset of the rows at the
-    upper code; a pair's count is the popcount of the AND (exact integers)."""
+    """The same counts for unit weights: per feature a bitset of the rows at the upper
+    code, each class in its own words (set for all features in one vectorised pass per
+    row, then gathered for the active ones); a pair's count is the popcount of the AND."""
     p = active.shape[0]
     n = rows.shape[0]
     total = np.zeros(K + 1, dtype=w.dtype)
@@ -103,35 +115,41 @@ def _pair_counts_bits(codes, y, w, rows, active, high, K):
     start = np.zeros(K + 1, dtype=np.int64)  # first word of each class
     for c in range(K):
         start[c + 1] = start[c] + (total[c] + 63) // 64
-    n_words = start[K]
-    bits = np.zeros((p, n_words), dtype=np.uint64)
+    n_features = codes.shape[1]
+    every = np.zeros((start[K], n_features), dtype=np.uint64)
     fill = np.zeros(K, dtype=np.int64)
-    up = np.zeros((p, K + 1), dtype=w.dtype)
-    one = np.uint64(1)
     for i in range(n):
         r = rows[i]
         c = y[r]
         pos = fill[c]
         fill[c] += 1
-        word = start[c] + pos // 64
-        bit = one << np.uint64(pos % 64)
+        word = every[start[c] + pos // 64]
+        shift = np.uint64(pos % 64)
+        code = codes[r]
+        for g in range(n_features):
+            word[g] |= np.uint64(code[g] == high[g]) << shift
+    bits = np.empty((start[K], p), dtype=np.uint64)
+    for q in range(start[K]):
         for a in range(p):
-            if codes[r, active[a]] == high[active[a]]:
-                bits[a, word] |= bit
-                up[a, c] += 1
-                up[a, K] += 1
-    pair = np.zeros((p, p, K + 1), dtype=w.dtype)
-    for a in range(p):
-        for b in range(a + 1, p):
-            both = np.uint64(0)
-            for c in range(K):
-                count = np.uint64(0)
-                for q in range(start[c], start[c + 1]):
-                    count += _popcount(bits[a, q] & bits[b, q])
-                pair[a, b, c] = count
-                both += count
-            pair[a, b, K] = both
-    return total, up, pair
+            bits[q, a] = every[q, active[a]]
+    pair = np.zeros((K + 1, p, p), dtype=w.dtype)
+    for c in range(K):
+        layer = pair[c]
+        for q in range(start[c], start[c + 1]):
+            word = bits[q]
+            for a in range(p):
+                wa = word[a]
+                if wa == 0:
+                    continue
+                row = layer[a]
+                for b in range(a, p):
+                    row[b] += np.int64(_popcount(wa & word[b]))
+    _symmetric(pair, K)
+    for c in range(K):
+        for a in range(p):
+            for b in range(p):
+                pair[K, a, b] += pair[c, a, b]
+    return total, pair
 
 
 @njit(cache=True)
@@ -145,6 +163,20 @@ def _set_test(out, g, low, categorical):
     else:
         out[1] = ORDERED
         out[2] = low
+
+
+@njit(cache=True)
+def _first_below(e, bound):
+    """``(b, e[b])`` for the first smallest entry of ``e`` when it is below ``bound``,
+    else ``(-1, bound)``."""
+    least = bound
+    for b in range(e.shape[0]):
+        least = min(least, e[b])
+    if least < bound:
+        for b in range(e.shape[0]):
+            if e[b] == least:
+                return b, least
+    return -1, bound
 
 
 @njit(cache=True)
@@ -166,16 +198,21 @@ def solve_depth2_binary(codes, y, w, rows, low, high, categorical, n_classes, de
             unit = False
             break
     if unit and depth >= 2:
-        total, up, pair = _pair_counts_bits(codes, y, w, rows, active[:p], high, K)
+        total, pair = _pair_counts_bits(codes, y, w, rows, active[:p], high, K)
     else:
-        total, up, pair = _pair_counts_rows(codes, y, w, rows, active[:p], high, K, depth)
+        total, pair = _pair_counts_rows(codes, y, w, rows, active[:p], high, K, depth)
     least = max(min_leaf, 1)
     leaf = leaf_error(total, K)
     out_tests[:, :, :] = 0
     out_tests[:, :, 0] = NO_FEATURE
     for b in range(4):
         out_error[b] = leaf
+    up = np.empty((K + 1, p), dtype=w.dtype)  # rows at the upper code, per feature
+    for k in range(K + 1):
+        for a in range(p):
+            up[k, a] = pair[k, a, a]
     side = np.zeros(K + 1, dtype=w.dtype)
+    mine = np.zeros(K + 1, dtype=w.dtype)
     # single splits: feature a, lower code left
     best1 = leaf
     best1_g = -1
@@ -184,10 +221,11 @@ def solve_depth2_binary(codes, y, w, rows, low, high, categorical, n_classes, de
     leaf_up = np.zeros(p, dtype=w.dtype)
     for a in range(p):
         for k in range(K + 1):
-            side[k] = total[k] - up[a, k]
-        valid[a] = side[K] >= least and up[a, K] >= least
+            mine[k] = up[k, a]
+            side[k] = total[k] - up[k, a]
+        valid[a] = side[K] >= least and mine[K] >= least
         leaf_low[a] = leaf_error(side, K)
-        leaf_up[a] = leaf_error(up[a], K)
+        leaf_up[a] = leaf_error(mine, K)
         if valid[a] and leaf_low[a] + leaf_up[a] < best1:
             best1 = leaf_low[a] + leaf_up[a]
             best1_g = a
@@ -197,51 +235,52 @@ def solve_depth2_binary(codes, y, w, rows, low, high, categorical, n_classes, de
             _set_test(out_tests[b, 0], active[best1_g], low[active[best1_g]], categorical)
     if depth < 2:
         return p
-    zero = total[0] - total[0]
+    # per root feature a, the four cells (a low/up, b low/up) for every b at once: their
+    # weights s and largest class m, then each child's error when split by b (a pass over
+    # b per class, which the compiler vectorises)
+    cells = np.empty((10, p), dtype=w.dtype)
+    s00, s01, s10, s11 = cells[0], cells[1], cells[2], cells[3]
+    m00, m01, m10, m11 = cells[4], cells[5], cells[6], cells[7]
+    e_low, e_up = cells[8], cells[9]
+    up_rows = up[K]
     d1 = np.empty(2, dtype=w.dtype)
     pick = np.empty(2, dtype=np.int64)
     for a in range(p):
         if not valid[a]:
             continue
+        cells[:8] = 0
+        for k in range(K):
+            both_k = pair[k, a]
+            up_k = up[k]
+            ua = up_k[a]
+            tk = total[k]
+            for b in range(p):
+                both = both_k[b]
+                v10 = ua - both
+                v01 = up_k[b] - both
+                v00 = tk - ua - up_k[b] + both
+                s00[b] += v00
+                s01[b] += v01
+                s10[b] += v10
+                s11[b] += both
+                m00[b] = max(m00[b], v00)
+                m01[b] = max(m01[b], v01)
+                m10[b] = max(m10[b], v10)
+                m11[b] = max(m11[b], both)
+        rows_a = pair[K, a]
+        n_a = up_rows[a]
+        for b in range(p):  # a split leaving a cell under min_leaf rows is no better
+            both = rows_a[b]
+            e = (s00[b] - m00[b]) + (s01[b] - m01[b])
+            ok = total[K] - n_a - up_rows[b] + both >= least and up_rows[b] - both >= least
+            e_low[b] = e if ok else leaf_low[a]
+            e = (s10[b] - m10[b]) + (s11[b] - m11[b])
+            e_up[b] = e if n_a - both >= least and both >= least else leaf_up[a]
+        e_low[a] = leaf_low[a]
+        e_up[a] = leaf_up[a]
         # each child's best split: the first feature b (in order) strictly below its leaf
-        pick[:] = -1
-        d1[0] = leaf_low[a]
-        d1[1] = leaf_up[a]
-        for b in range(p):
-            if b == a:
-                continue
-            lo_ = min(a, b)
-            hi_ = max(a, b)
-            # the four cells (a down/up, b down/up): their weights, largest class, rows
-            s00 = s01 = s10 = s11 = zero
-            m00 = m01 = m10 = m11 = zero
-            for k in range(K):
-                both = pair[lo_, hi_, k]
-                v10 = up[a, k] - both
-                v01 = up[b, k] - both
-                v00 = total[k] - up[a, k] - up[b, k] + both
-                s00 += v00
-                s01 += v01
-                s10 += v10
-                s11 += both
-                m00 = max(m00, v00)
-                m01 = max(m01, v01)
-                m10 = max(m10, v10)
-                m11 = max(m11, both)
-            both = pair[lo_, hi_, K]
-            n10 = up[a, K] - both
-            n01 = up[b, K] - both
-            n00 = total[K] - up[a, K] - up[b, K] + both
-            if n00 >= least and n01 >= least:
-                e = (s00 - m00) + (s01 - m01)
-                if e < d1[0]:
-                    d1[0] = e
-                    pick[0] = b
-            if n10 >= least and both >= least:
-                e = (s10 - m10) + (s11 - m11)
-                if e < d1[1]:
-                    d1[1] = e
-                    pick[1] = b
+        pick[0], d1[0] = _first_below(e_low, leaf_low[a])
+        pick[1], d1[1] = _first_below(e_up, leaf_up[a])
         g = active[a]
         if pick[1] >= 0 and leaf_low[a] + d1[1] < out_error[2]:
             out_error[2] = leaf_low[a] + d1[1]

@@ -1,6 +1,7 @@
 """Optimal trees of bounded depth: depth-first branch and bound over (row set, depth,
 split budget), the subproblems of depth <= 2 solved exactly by a kernel
-(``_kernels/optimal.py``; docs/optimal.md).
+(``_kernels/optimal.py``, ``optimal_pairs.py``), on binary data those of depth 3 by a
+compiled loop over their tests (``_kernels/optimal_deep.py``; docs/optimal.md).
 
 The objective of a tree T is E(T) + split_penalty * splits(T), E the misclassified training
 weight, subject to depth <= max_depth, splits <= max_splits and >= min_samples_leaf rows in
@@ -23,9 +24,10 @@ NO_FEATURE, TEST_WIDTH, node_tests, solve_depth2, split_rows, weight_outside = k
     "weight_outside")
 binary_features, solve_depth2_binary = kernels("optimal_pairs", "binary_features",
                                                "solve_depth2_binary")
+rehash, solve_depth3_binary = kernels("optimal_deep", "rehash", "solve_depth3_binary")
 
 SIMILAR_KEPT = 2  # solved row sets kept per (depth, budget) for the similarity bound
-CHUNK_SECONDS = 0.04  # aim of one depth-2 kernel call under a time limit
+CHUNK_SECONDS = 0.04  # aim of one depth-2 or depth-3 kernel call under a time limit
 
 
 class TimeUp(Exception):
@@ -105,8 +107,11 @@ class Search:
         self._low = np.zeros(n_features, dtype=np.int64)
         self._high = np.ones(n_features, dtype=np.int64)
         self.chunk = 1 << 20  # root tests per kernel call (shrinks when one call is slow)
+        self.chunk3 = 1 << 20  # the same for the depth-3 kernel
         if np.isfinite(self.deadline):
-            self.chunk = 64
+            self.chunk, self.chunk3 = 64, 4
+        self._trees = np.zeros((2, 3, TEST_WIDTH), dtype=np.int64)
+        self.memo = None  # the depth-3 kernel's memo of depth-2 children (memo_room)
 
     # -- pieces ------------------------------------------------------------------------------
     def class_weights(self, rows: np.ndarray) -> np.ndarray:
@@ -222,6 +227,24 @@ class Search:
                                    self.fc.categorical, self.n_classes, self.learn,
                                    self.max_subset, self.options.min_samples_leaf)
         order = np.argsort(errors, kind="stable")
+        # compiled when the root, if it is this node, has no max_gap to stop it per test
+        if depth == 3 and budget >= 7 and self.binary and (root is None
+                                                           or self.options.max_gap == 0):
+            best_cost, best_tree = self.depth3(rows, tests, order, best_cost, best_tree,
+                                               root)
+        else:
+            best_cost, best_tree = self.splits(rows, depth, budget, tests, order, best_cost,
+                                               best_tree, root)
+        if best_tree is None:
+            self.cache[key] = (bound, None)
+            return bound, None
+        self.cache[key] = (best_cost, best_tree)
+        self.remember(rows, depth, budget, best_cost)
+        return best_cost, best_tree
+
+    def splits(self, rows, depth, budget, tests, order, best_cost, best_tree, root):
+        """The node's tests in ``order`` against the best tree so far: the best
+        ``(cost, tree)`` (tree None while nothing beat the bound)."""
         pairs = self.budget_options(depth, budget)
         for t in order:
             self.check_time()
@@ -238,12 +261,70 @@ class Search:
                     best_cost, best_tree = cost, SearchNode(test, tree[0], tree[1])
                     if root is not None:
                         root.found(best_cost, best_tree)
-        if best_tree is None:
-            self.cache[key] = (bound, None)
-            return bound, None
-        self.cache[key] = (best_cost, best_tree)
-        self.remember(rows, depth, budget, best_cost)
         return best_cost, best_tree
+
+    def depth3(self, rows, tests, order, best_cost, best_tree, root):
+        """``splits`` at a depth-3 node with a full budget on binary data, compiled
+        (``_kernels/optimal_deep.py``): in pieces of tests under a time limit, the root's
+        incumbent updated after each piece."""
+        best_cost = self.w.dtype.type(best_cost)
+        first, n_tests, chunk = 0, order.shape[0], self.chunk3
+        stats = np.zeros(4, dtype=np.int64)
+        while first < n_tests:
+            self.check_time()
+            began = time.perf_counter()
+            last = min(n_tests, first + chunk)
+            self.memo_room(last - first, rows.shape[0])
+            cost, t, stop = solve_depth3_binary(
+                self.codes, self.y, self.w, rows, tests, order, first, last, self._low,
+                self._high, self.fc.categorical, self.n_classes,
+                self.options.min_samples_leaf, self.alpha, self.similar, best_cost,
+                self.memo, self._trees, stats)
+            if t >= 0:
+                best_cost = cost
+                best_tree = SearchNode(tests[t], self._small_tree(self._trees[0]),
+                                       self._small_tree(self._trees[1]))
+                if root is not None:
+                    root.found(best_cost, best_tree)
+            if stop < last:
+                break
+            first = last
+            if np.isfinite(self.deadline):
+                spent = time.perf_counter() - began
+                chunk = max(1, min(4 * chunk, int(chunk * CHUNK_SECONDS / max(spent, 1e-6))))
+        self.chunk3 = chunk
+        self.stats.n_subproblems += int(stats[0])
+        self.stats.depth2_calls += int(stats[1])
+        self.stats.similarity_prunes += int(stats[2])
+        self.stats.cache_hits += int(stats[3])
+        return best_cost, best_tree
+
+    def memo_room(self, n_splits: int, n_rows: int) -> None:
+        """Make room in the memo for the children of ``n_splits`` splits of ``n_rows`` rows:
+        ``(slot hashes, slot entries, entry starts, lengths, values, exact flags, row
+        pool, [entries, pool used, sets solved], the similarity bound's two solved sets,
+        their lengths and optima)``, at most half the slots used."""
+        if self.memo is None:
+            self.memo = (np.zeros(1, np.uint64), np.full(1, -1, np.int64),
+                         np.zeros(0, np.int64), np.zeros(0, np.int64),
+                         np.zeros(0, self.w.dtype), np.zeros(0, np.bool_),
+                         np.zeros(0, np.int64), np.zeros(3, np.int64),
+                         np.zeros((SIMILAR_KEPT, self.y.shape[0]), np.int64),
+                         np.full(SIMILAR_KEPT, -1, np.int64),
+                         np.zeros(SIMILAR_KEPT, self.w.dtype))
+        slot_hash, entry_of, start, length, values, exact, pool, used, *kept = self.memo
+        entries = int(used[0]) + 2 * n_splits
+        if entries > start.shape[0]:
+            size = max(entries, 2 * start.shape[0])
+            start, length, values, exact = (_grown(a, size, int(used[0]))
+                                            for a in (start, length, values, exact))
+        pooled = int(used[1]) + n_splits * n_rows  # a split's two children hold its rows
+        if pooled > pool.shape[0]:
+            pool = _grown(pool, max(pooled, 2 * pool.shape[0]), int(used[1]))
+        if 2 * entries > slot_hash.shape[0]:
+            slot_hash, entry_of = rehash(slot_hash, entry_of, start, length, pool,
+                                         int(used[0]), 1 << (4 * entries - 1).bit_length())
+        self.memo = (slot_hash, entry_of, start, length, values, exact, pool, used, *kept)
 
     def remember(self, rows: np.ndarray, depth: int, budget: int, cost) -> None:
         """Keep the last few solved row sets per (depth, budget) for the similarity bound."""
@@ -282,6 +363,13 @@ class Search:
             return cost_a + cost_b + alpha, None
         trees = (tree_b, tree_a) if swapped else (tree_a, tree_b)
         return cost_a + cost_b + alpha, trees
+
+
+def _grown(array: np.ndarray, size: int, used: int) -> np.ndarray:
+    """A longer copy of ``array`` that keeps its first ``used`` items."""
+    grown = np.empty(size, dtype=array.dtype)
+    grown[:used] = array[:used]
+    return grown
 
 
 @dataclass
@@ -328,22 +416,26 @@ def run_search(search: Search, rows: np.ndarray, incumbent_cost, incumbent: Sear
                budget: int) -> SearchResult:
     """Improve on the incumbent until proven optimal, the time limit or ``max_gap``."""
     o = search.options
-    # only a stopped search reports it: skip the sort when nothing can stop it early
-    bound = incumbent_cost
-    if np.isfinite(search.deadline) or o.max_gap > 0:
+
+    def points_bound():
+        # the optimum is the incumbent (no worse than a leaf) or a tree with a split: that
+        # one errs at least on the equivalent points and pays the split penalty
         bound = equivalent_points_bound(search.codes[rows], search.y[rows], search.w[rows],
                                         search.n_classes)
-    # the optimum is the incumbent (no worse than a leaf) or a tree with a split: that one
-    # errs at least on the equivalent points and pays the split penalty
-    state = RootState(incumbent_cost, incumbent, min(incumbent_cost, bound + search.alpha),
+        return min(incumbent_cost, bound + search.alpha)
+
+    # only max_gap and a search stopped by the time limit need the bound (a sort of the
+    # rows: a large part of a small fit), so it is computed when one of them does
+    state = RootState(incumbent_cost, incumbent,
+                      points_bound() if o.max_gap > 0 else incumbent_cost,
                       max_gap=float(o.max_gap))
     if state.should_stop():
         return SearchResult(state.tree, state.cost, state.lower_bound, False, False)
     try:
         cost, tree = search.solve(rows, o.max_depth, budget, incumbent_cost, root=state)
     except TimeUp:
-        lower = min(state.cost, state.lower_bound)
-        return SearchResult(state.tree, state.cost, lower, False, True)
+        lower = state.lower_bound if o.max_gap > 0 else points_bound()
+        return SearchResult(state.tree, state.cost, min(state.cost, lower), False, True)
     state.found(cost, tree)
     if state.stopped_by_gap:
         return SearchResult(state.tree, state.cost, state.lower_bound, False, False)

@@ -70,14 +70,19 @@ def exact_codes(X: np.ndarray):
     if np.array_equal(whole, shifted) and n_features * span <= 4 * columns.size:
         # whole numbers in a short range (0/1 indicators, small counts): a table of the
         # values present, its running count is the rank
-        index = whole + (np.arange(n_features) * span)[:, None]
-        present = np.zeros(n_features * span, dtype=bool)
-        present[index if complete else index[known]] = True
-        present = present.reshape(n_features, span)
-        rank = np.cumsum(present, axis=1, dtype=np.int32) - 1
-        codes = rank.ravel()[index]
-        if not complete:
-            codes[~known] = -1
+        if complete and span <= 2:  # 0/1 after the shift: a value is its own rank
+            present = np.ones((n_features, span), dtype=bool)
+            present[:, -1] = whole.max(axis=1) == span - 1
+            codes = whole.astype(np.int32)
+        else:
+            index = whole + (np.arange(n_features) * span)[:, None]
+            present = np.zeros(n_features * span, dtype=bool)
+            present[index if complete else index[known]] = True
+            present = present.reshape(n_features, span)
+            rank = np.cumsum(present, axis=1, dtype=np.int32) - 1
+            codes = rank.ravel()[index]
+            if not complete:
+                codes[~known] = -1
         n_codes = np.maximum(present.sum(axis=1), 1).astype(np.int64)
         return np.ascontiguousarray(codes.T), n_codes, _Present(low[:, 0], present)
     order = np.argsort(columns, axis=1)  # missing values (NaN) sort last
