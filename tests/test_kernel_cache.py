@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -41,7 +42,15 @@ def test_a_changed_callee_file_recompiles_its_callers_in_other_files(tmp_path):
 def test_the_pure_copy_of_the_kernels_needs_no_numba():
     done = subprocess.run(
         [sys.executable, "-c",
-         "import sys; from quercus._kernel_path import pure_module; "
-         "pure_module('impurity'); print('numba' in sys.modules)"],
+         ("import sys; from quercus._kernel_path import pure_module; "
+          "pure_module('impurity'); print('numba' in sys.modules)")],
         capture_output=True, text=True, timeout=120, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_every_kernel_takes_the_package_stamped_njit():
+    kernels = Path(quercus.__file__).parent / "_kernels"
+    plain = [p.name for p in kernels.glob("*.py") if p.name != "_jit.py"
+             and re.search(r"^from numba import .*\bnjit\b", p.read_text(),
+                                re.MULTILINE)]
+    assert plain == []

@@ -12,8 +12,8 @@ loop.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ._jit import njit
 from .optimal import NO_FEATURE, TEST_WIDTH, split_rows, weight_outside
 from .optimal_pairs import solve_depth2_binary
 
