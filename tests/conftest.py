@@ -4,13 +4,21 @@ and the Dask cluster of the distributed tests (``client``).
 ``fuzz-ci`` (the default) runs a few examples per test so the suite stays fast;
 ``QUERCUS_FUZZ=long`` selects ``fuzz-long`` for a longer search (see docs/robustness.md).
 Neither sets a deadline: fitting on a cold numba cache would make timing checks flaky.
+
+The suite turns off the background warm-up of the kernels (``QUERCUS_WARMUP=0``, inherited
+by the processes it starts): it compiles what it runs itself, and a warm-up started by a
+test would compete with the tests and outlive the run. tests/test_warmup.py tests it.
 """
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
+
+os.environ["QUERCUS_WARMUP"] = "0"
 
 _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 

@@ -114,11 +114,17 @@ def test_pure_and_compiled_kernels_write_the_same_model_files(case, monkeypatch,
 
 def test_the_mode_follows_the_size_and_the_environment(monkeypatch):
     monkeypatch.delenv("QUERCUS_KERNELS", raising=False)
-    monkeypatch.setattr(_kernel_path, "_spent", [0.0])
-    assert _kernel_path.pure_wanted(344, 7)
-    assert not _kernel_path.pure_wanted(_kernel_path.PURE_MAX_WORK + 1, 1)
-    monkeypatch.setattr(_kernel_path, "_spent", [_kernel_path.PURE_BUDGET])
-    assert not _kernel_path.pure_wanted(344, 7)  # the budget is spent: compiled from now on
+    monkeypatch.setattr(_kernel_path, "_spent", {})
+    monkeypatch.setattr(_kernel_path, "_warm", {"c45": True})
+    assert _kernel_path.pure_wanted(344, 7, "c45")
+    assert not _kernel_path.pure_wanted(_kernel_path.PURE_MAX_WORK + 1, 1, "c45")
+    monkeypatch.setattr(_kernel_path, "_spent", {"c45": _kernel_path.PURE_BUDGET})
+    assert not _kernel_path.pure_wanted(344, 7, "c45")  # spent: compiled from now on
+    assert _kernel_path.pure_wanted(344, 7, None)  # the budgets are per family
+    monkeypatch.setattr(_kernel_path, "_warm", {"c45": False})  # not in numba's cache:
+    assert _kernel_path.pure_wanted(344, 7, "c45")  # pure until compiling would have paid
+    monkeypatch.setattr(_kernel_path, "_spent", {"c45": _kernel_path.COLD_BUDGETS["c45"]})
+    assert not _kernel_path.pure_wanted(344, 7, "c45")
     monkeypatch.setenv("QUERCUS_KERNELS", "pure")
     assert _kernel_path.pure_wanted(10**7, 100)
     monkeypatch.setenv("QUERCUS_KERNELS", "compiled")

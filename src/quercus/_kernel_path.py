@@ -9,11 +9,18 @@ number the C library's (numba's; numpy's own scalar log can differ in the last b
 
 Orchestrating modules take kernel names through ``kernels(module, *names)``: constants
 come from the pure copy; functions and classes become switches that call the copy of the
-current mode. ``use_pure(rows, features)`` sets the mode for a block: pure Python when
-rows x features is at most ``PURE_MAX_WORK`` and the process has spent less than
-``PURE_BUDGET`` seconds in pure blocks (a loop of many small fits then pays numba's set-up
-once instead of running slowly for ever). ``QUERCUS_KERNELS=pure`` or ``compiled`` forces
-either copy (for testing; ``auto`` is the default).
+current mode. ``use_pure(rows, features, family)`` sets the mode for a block: pure Python
+when rows x features is at most ``PURE_MAX_WORK`` and the process has spent less than a
+budget in the family's pure blocks (a loop of many small fits then pays for numba once
+instead of running slowly for ever). The budget is what switching would cost: a few tenths
+(``PURE_BUDGET``) when the family's kernels are in numba's cache, about its compile time
+(``COLD_BUDGETS``) when they are not, so that a first run on small data does not stop to
+compile kernels it can finish without. Instead, the first time a process meets a family
+whose kernels are not cached, it starts ``python -m quercus._warmup`` in the background:
+a process of its own that compiles those families into the cache on the other core (small
+representative fits), so that later processes find them compiled. ``QUERCUS_WARMUP=0``
+turns that off. ``QUERCUS_KERNELS=pure`` or ``compiled`` forces either copy (for testing;
+``auto`` is the default).
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ import ast
 import builtins
 import contextlib
 import contextvars
+import hashlib
 import importlib
 import importlib.util
 import marshal
@@ -36,12 +44,26 @@ import numpy as np
 PACKAGE = "quercus._kernels"
 PURE_PACKAGE = "quercus._pure_kernels"
 PURE_MAX_WORK = 8_000  # rows x features (C4.5 on 1000 x 8 takes ~0.5 s pure)
-PURE_BUDGET = 2.0  # seconds of pure blocks per process before small inputs go compiled
+PURE_BUDGET = 2.0  # seconds of a family's pure blocks before small inputs go compiled ...
+#: ... or this many when the family's kernels are not in numba's cache: about what compiling
+#: them costs on a quiet core (benchmarks/bench_startup.py: cold first fits of 8-20 s)
+COLD_BUDGETS = {"cart": 10.0, "hist": 8.0, "c45": 20.0, "rpart": 12.0}
+#: Kernel modules whose cached code tells that a family's kernels are in numba's cache.
+FAMILY_MODULES = {
+    "cart": ("split_numeric", "partition", "predict"),
+    "hist": ("histogram", "binning", "predict"),
+    "c45": ("c45_grow", "c45_prune", "c45_store", "predict"),
+    "rpart": ("rpart_split", "rpart_fold", "predict_surrogate"),
+}
+WARMUP_LOCK = "quercus-warmup.lock"  # in numba's cache directory, while a warm-up runs
+WARMUP_STALE = 900.0  # seconds after which a warm-up's lock is taken to be left over
 MODES = ("auto", "pure", "compiled")
 PURE_FORMAT = 1  # of the cached transformed code: raise it when _Purify changes
 
 _pure = contextvars.ContextVar("quercus_pure_kernels", default=False)
-_spent = [0.0]
+
+_spent: dict[str | None, float] = {}  # seconds of pure blocks, per family
+_warm: dict[str | None, bool] = {}  # family -> its kernels were in numba's cache
 _modules: dict[str, types.ModuleType] = {}
 
 
@@ -53,19 +75,42 @@ def forced_mode() -> str:
     return mode
 
 
-def pure_wanted(rows: int, features: int) -> bool:
-    """Whether a block on rows x features runs the pure copy (see the module docstring)."""
+def pure_wanted(rows: int, features: int, family: str | None = None) -> bool:
+    """Whether a block on rows x features of a kernel ``family`` (``FAMILY_MODULES``; None:
+    any) runs the pure copy (see the module docstring)."""
     mode = forced_mode()
     if mode != "auto":
         return mode == "pure"
-    return rows * max(features, 1) <= PURE_MAX_WORK and _spent[0] < PURE_BUDGET
+    if rows * max(features, 1) > PURE_MAX_WORK:
+        return False
+    return _spent.get(family, 0.0) < budget(family)
+
+
+def budget(family: str | None) -> float:
+    """Seconds of pure blocks the family may spend before its small inputs go compiled."""
+    cold = COLD_BUDGETS.get(family)
+    if cold is None:
+        return PURE_BUDGET
+    if family not in _warm:
+        _check_cache()
+    return PURE_BUDGET if _warm[family] else cold
+
+
+def _check_cache() -> None:
+    """Note which families' kernels numba's cache holds; warm the others up (once)."""
+    cached = cached_modules()
+    for name, modules in FAMILY_MODULES.items():
+        _warm[name] = all(module in cached for module in modules)
+    cold = [name for name in FAMILY_MODULES if not _warm[name]]
+    if cold:
+        start_warmup(cold)
 
 
 @contextlib.contextmanager
-def use_pure(rows: int, features: int):
+def use_pure(rows: int, features: int, family: str | None = None):
     """Run the block's kernels in the copy ``pure_wanted`` picks (an enclosing pure block
     stays pure)."""
-    if _pure.get() or not pure_wanted(rows, features):
+    if _pure.get() or not pure_wanted(rows, features, family):
         yield
         return
     token = _pure.set(True)
@@ -73,8 +118,108 @@ def use_pure(rows: int, features: int):
     try:
         yield
     finally:
-        _spent[0] += time.perf_counter() - start
+        _spent[family] = _spent.get(family, 0.0) + time.perf_counter() - start
         _pure.reset(token)
+
+
+def numba_cache_dirs() -> list[str]:
+    """Where numba caches the compiled kernels (``_jit``'s locators, numba's places):
+    ``NUMBA_CACHE_DIR``, else ``__pycache__`` beside the source, else the user's cache;
+    worked out without importing numba."""
+    here = os.path.dirname(importlib.util.find_spec(f"{PACKAGE}._jit").origin)
+    subpath = f"{os.path.basename(here)}_{hashlib.sha1(here.encode()).hexdigest()}"
+    chosen = os.environ.get("NUMBA_CACHE_DIR")
+    if chosen:
+        return [os.path.join(chosen, subpath)]
+    user = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return [os.path.join(here, "__pycache__"), os.path.join(user, "numba", subpath)]
+
+
+def _newest_source() -> float:
+    """The newest modification time of the kernel sources (0 if unreadable)."""
+    here = os.path.dirname(importlib.util.find_spec(f"{PACKAGE}._jit").origin)
+    try:
+        return max(entry.stat().st_mtime for entry in os.scandir(here)
+                   if entry.name.endswith(".py"))
+    except (OSError, ValueError):
+        return 0.0
+
+
+def _writable_cache_dir() -> str | None:
+    """The first of numba's cache directories that exists (made if need be) and is
+    writable: where numba will write, and where the warm-up keeps its lock."""
+    for directory in numba_cache_dirs():
+        try:
+            os.makedirs(directory, exist_ok=True)
+        except OSError:
+            continue
+        if os.access(directory, os.W_OK):
+            return directory
+    return None
+
+
+def warmup_wanted() -> bool:
+    """``QUERCUS_WARMUP`` is not 0/off/no/false (and the kernel copy is not forced)."""
+    setting = os.environ.get("QUERCUS_WARMUP", "1").strip().lower()
+    return setting not in ("0", "off", "no", "false") and forced_mode() == "auto"
+
+
+def start_warmup(families) -> bool:
+    """Start ``python -m quercus._warmup FAMILY...`` in the background, detached (its own
+    session, no terminal), unless one runs already for this cache (``WARMUP_LOCK``) or it
+    is turned off; whether it was started."""
+    if not warmup_wanted():
+        return False
+    directory = _writable_cache_dir()
+    if directory is None:
+        return False
+    lock = os.path.join(directory, WARMUP_LOCK)
+    with contextlib.suppress(OSError):
+        if time.time() - os.stat(lock).st_mtime > WARMUP_STALE:
+            os.remove(lock)
+    try:
+        os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except OSError:
+        return False
+    import subprocess
+
+    env = {**os.environ, "QUERCUS_KERNELS": "compiled", "QUERCUS_WARMUP_LOCK": lock}
+    try:
+        subprocess.Popen([sys.executable, "-m", "quercus._warmup", *families], env=env,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.remove(lock)
+        return False
+    return True
+
+
+def cached_modules() -> set[str]:
+    """Kernel modules with an index file (``.nbi``) in numba's cache that is no older than
+    the newest kernel source (numba's stamp is the package's hash, ``_jit``: an older
+    index is stale)."""
+    newest = _newest_source()
+    fresh = set()
+    if not newest:
+        return fresh
+    for directory in numba_cache_dirs():
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.endswith(".nbi"):
+                with contextlib.suppress(OSError):
+                    if entry.stat().st_mtime >= newest:
+                        fresh.add(entry.name.split(".", 1)[0])
+    return fresh
+
+
+def family_cached(family: str) -> bool:
+    """Whether numba's cache holds the family's kernels (``FAMILY_MODULES``)."""
+    cached = cached_modules()
+    return all(module in cached for module in FAMILY_MODULES[family])
 
 
 def running_pure() -> bool:

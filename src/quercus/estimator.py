@@ -393,7 +393,8 @@ time_limit, max_gap
         (``_kernel_path.use_pure``), for the algorithms whose pure copy is tested."""
         if self.algorithm not in PURE_ALGORITHMS:
             return nullcontext()
-        return use_pure(*X.shape)
+        hist = self.algorithm == "cart" and self.splitter == "hist"  # "auto": exact if small
+        return use_pure(*X.shape, "hist" if hist else self.algorithm)
 
     def _forget_selection(self) -> None:
         for name in ("cv_results_", "best_params_"):

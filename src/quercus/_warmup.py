@@ -1,0 +1,75 @@
+"""``python -m quercus._warmup FAMILY...``: compile kernel families into numba's cache.
+
+Started in the background by ``_kernel_path.start_warmup`` when a process runs a family's
+kernels as plain Python because numba's cache does not hold them yet (docs/architecture.md,
+"Start-up"). It fits small trees of each family with the compiled kernels
+(``QUERCUS_KERNELS=compiled``), on mixed data (numeric with missing values, categorical,
+two and three classes) so that it compiles what small fits call, at low priority, prints
+nothing, and removes its lock (``QUERCUS_WARMUP_LOCK``) when done.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+
+import numpy as np
+import pandas as pd
+
+ROWS = 300
+
+
+def warmup_data(seed: int = 0) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """Rows of mixed features and a three-class and a two-class target."""
+    rng = np.random.default_rng(seed)
+    numeric = rng.normal(size=(ROWS, 3))
+    frame = pd.DataFrame(numeric, columns=["a", "b", "c"])
+    frame.loc[rng.random(ROWS) < 0.1, "b"] = np.nan
+    frame["colour"] = rng.choice(["red", "green", "blue", "grey"], ROWS)
+    frame.loc[rng.random(ROWS) < 0.05, "colour"] = None
+    frame["size"] = rng.choice(["small", "large"], ROWS)
+    score = numeric[:, 0] + (frame["colour"] == "red") - 0.5 * (frame["size"] == "small")
+    three = np.where(score > 0.6, "high", np.where(score < -0.4, "low", "middle"))
+    two = np.where(score > 0.1, "yes", "no")
+    return frame, three, two
+
+
+FAMILIES = {
+    "cart": [{"algorithm": "cart"}, {"algorithm": "cart", "prune": "1se"}],
+    "hist": [{"algorithm": "cart", "splitter": "hist"}],
+    "c45": [{"algorithm": "c45"}, {"algorithm": "c45", "prune": "cv"}],
+    "rpart": [{"algorithm": "rpart", "prune": "1se"}],
+}
+
+
+def warm(families) -> None:
+    """Fit, predict and score the trees of ``families`` (unknown names are skipped)."""
+    from . import DecisionTreeClassifier
+
+    frame, three, two = warmup_data()
+    for family in families:
+        for params in FAMILIES.get(family, []):
+            for y in (three, two):
+                with contextlib.suppress(Exception):
+                    model = DecisionTreeClassifier(**params, random_state=0).fit(frame, y)
+                    model.predict(frame)
+                    model.predict_proba(frame)
+
+
+def main(argv: list[str]) -> int:
+    os.environ["QUERCUS_KERNELS"] = "compiled"
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(10)
+    try:
+        warm(argv)
+    finally:
+        lock = os.environ.get("QUERCUS_WARMUP_LOCK")
+        if lock:
+            with contextlib.suppress(OSError):
+                os.remove(lock)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,140 @@
+"""The background warm-up of kernel families (``_kernel_path.start_warmup``,
+``quercus._warmup``) and the cache check that decides a family's pure budget."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from quercus import _kernel_path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """An empty NUMBA_CACHE_DIR; the directory numba would cache the kernels in."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("QUERCUS_KERNELS", raising=False)
+    (directory,) = _kernel_path.numba_cache_dirs()
+    return Path(directory)
+
+
+def _index(directory: Path, module: str, age: float = 0.0) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{module}.some_kernel-12.py311.nbi"
+    path.write_bytes(b"")
+    stamp = time.time() - age
+    os.utime(path, (stamp, stamp))
+
+
+def test_a_family_is_cached_when_every_module_has_a_fresh_index(cache):
+    assert not _kernel_path.family_cached("cart")
+    for module in _kernel_path.FAMILY_MODULES["cart"][:-1]:
+        _index(cache, module)
+    assert not _kernel_path.family_cached("cart")  # one module is missing
+    _index(cache, _kernel_path.FAMILY_MODULES["cart"][-1])
+    assert _kernel_path.family_cached("cart")
+    # an index older than a kernel source is stale (numba's stamp is the package's hash)
+    sources = Path(_kernel_path.numba_cache_dirs.__code__.co_filename).parent / "_kernels"
+    age = time.time() - min(p.stat().st_mtime for p in sources.glob("*.py")) + 60
+    _index(cache, _kernel_path.FAMILY_MODULES["cart"][0], age=age)
+    assert not _kernel_path.family_cached("cart")
+
+
+def test_numba_agrees_on_the_cache_directory(cache):
+    """Our reckoning of the directory, without numba, is where numba writes."""
+    code = ("from quercus._kernels.impurity import impurity_of; import numpy as np; "
+            "impurity_of(np.array([1.0, 2.0]), 0)")
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                            text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert any(p.name.startswith("impurity.") for p in cache.glob("*.nbi"))
+
+
+def test_a_cold_family_starts_one_warmup(cache, monkeypatch):
+    started = []
+
+    class Popen:
+        def __init__(self, argv, env, **kwargs):
+            started.append((argv, env, kwargs))
+
+    monkeypatch.setattr(subprocess, "Popen", Popen)
+    monkeypatch.setenv("QUERCUS_WARMUP", "1")
+    monkeypatch.setattr(_kernel_path, "_warm", {})
+    assert _kernel_path.budget("c45") == _kernel_path.COLD_BUDGETS["c45"]
+    assert _kernel_path.budget("cart") == _kernel_path.COLD_BUDGETS["cart"]
+    assert len(started) == 1  # once per process, for every family not cached
+    argv, env, kwargs = started[0]
+    assert argv[:3] == [sys.executable, "-m", "quercus._warmup"]
+    assert sorted(argv[3:]) == sorted(_kernel_path.FAMILY_MODULES)
+    assert env["QUERCUS_KERNELS"] == "compiled"
+    lock = Path(env["QUERCUS_WARMUP_LOCK"])
+    assert lock.exists() and lock.parent == cache
+    assert kwargs["start_new_session"] and kwargs["stdout"] == subprocess.DEVNULL
+    # another process on the same cache while it runs: no second warm-up
+    assert not _kernel_path.start_warmup(["c45"])
+    # a lock left over by a warm-up that died long ago is taken over
+    old = time.time() - _kernel_path.WARMUP_STALE - 60
+    os.utime(lock, (old, old))
+    assert _kernel_path.start_warmup(["c45"])
+    assert len(started) == 2
+
+
+@pytest.mark.parametrize("setting", ["0", "off", "false"])
+def test_the_warmup_can_be_turned_off(cache, monkeypatch, setting):
+    monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: pytest.fail("started"))
+    monkeypatch.setenv("QUERCUS_WARMUP", setting)
+    assert not _kernel_path.start_warmup(["c45"])
+    assert not list(cache.glob("*.lock"))
+
+
+def test_a_cached_family_gets_the_short_budget(cache, monkeypatch):
+    monkeypatch.setattr(_kernel_path, "_warm", {})
+    for module in _kernel_path.FAMILY_MODULES["rpart"]:
+        _index(cache, module)
+    assert _kernel_path.budget("rpart") == _kernel_path.PURE_BUDGET
+    assert _kernel_path.budget(None) == _kernel_path.PURE_BUDGET
+
+
+def test_the_warmup_compiles_what_a_small_fit_needs(cache):
+    """``python -m quercus._warmup cart`` fills the cache so that a later small CART fit
+    (numeric, categorical and missing values, compiled) compiles nothing, and removes its
+    lock."""
+    lock = cache / _kernel_path.WARMUP_LOCK
+    cache.mkdir(parents=True, exist_ok=True)
+    lock.write_bytes(b"")
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "QUERCUS_WARMUP_LOCK": str(lock)}
+    subprocess.run([sys.executable, "-m", "quercus._warmup", "cart"], env=env, check=True,
+                   timeout=900)
+    assert not lock.exists()
+    assert _kernel_path.family_cached("cart")
+    fit = """
+import numpy as np, pandas as pd
+from numba.core import event
+compiled = []
+class Listener(event.Listener):
+    def on_start(self, e): pass
+    def on_end(self, e): compiled.append(e.data["dispatcher"].py_func.__qualname__)
+event.register("numba:compile", Listener())
+import quercus
+rng = np.random.default_rng(5)
+X = pd.DataFrame({"x": rng.normal(size=200), "w": rng.normal(size=200),
+                  "island": rng.choice(["Biscoe", "Dream", "Torgersen"], 200)})
+X.loc[::17, "x"] = np.nan
+y = np.where(X["w"] > 0, "A", np.where(X["island"] == "Dream", "B", "C"))
+model = quercus.DecisionTreeClassifier(prune="1se", random_state=0).fit(X, y)
+model.predict(X); model.predict_proba(X)
+print(compiled)
+"""
+    env["QUERCUS_KERNELS"] = "compiled"
+    result = subprocess.run([sys.executable, "-c", fit], env=env, capture_output=True,
+                            text=True, timeout=900)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "[]"
