@@ -159,9 +159,12 @@ def _writable_cache_dir() -> str | None:
 
 
 def warmup_wanted() -> bool:
-    """``QUERCUS_WARMUP`` is not 0/off/no/false (and the kernel copy is not forced)."""
+    """``QUERCUS_WARMUP`` is not 0/off/no/false, the kernel copy is not forced and this
+    process runs from a Python interpreter (not a frozen program)."""
     setting = os.environ.get("QUERCUS_WARMUP", "1").strip().lower()
-    return setting not in ("0", "off", "no", "false") and forced_mode() == "auto"
+    if setting in ("0", "off", "no", "false") or forced_mode() != "auto":
+        return False
+    return bool(sys.executable) and not getattr(sys, "frozen", False)  # a Python to run
 
 
 def start_warmup(families) -> bool:
@@ -188,7 +191,7 @@ def start_warmup(families) -> bool:
         subprocess.Popen([sys.executable, "-m", "quercus._warmup", *families], env=env,
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL, start_new_session=True)
-    except OSError:
+    except (OSError, ValueError):
         with contextlib.suppress(OSError):
             os.remove(lock)
         return False
