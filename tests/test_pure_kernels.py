@@ -120,9 +120,10 @@ def test_the_mode_follows_the_size_and_the_environment(monkeypatch):
     assert not _kernel_path.pure_wanted(_kernel_path.PURE_MAX_WORK + 1, 1, "c45")
     monkeypatch.setattr(_kernel_path, "_spent", {"c45": _kernel_path.PURE_BUDGET})
     assert not _kernel_path.pure_wanted(344, 7, "c45")  # spent: compiled from now on
-    assert _kernel_path.pure_wanted(344, 7, None)  # the budgets are per family
-    monkeypatch.setattr(_kernel_path, "_warm", {"c45": False})  # not in numba's cache:
+    assert not _kernel_path.pure_wanted(344, 7, None)  # cached kernels share one budget
+    monkeypatch.setattr(_kernel_path, "_warm", {"c45": False, "cart": True})  # c45 uncached:
     assert _kernel_path.pure_wanted(344, 7, "c45")  # pure until compiling would have paid
+    assert not _kernel_path.pure_wanted(344, 7, "cart")
     monkeypatch.setattr(_kernel_path, "_spent", {"c45": _kernel_path.COLD_BUDGETS["c45"]})
     assert not _kernel_path.pure_wanted(344, 7, "c45")
     monkeypatch.setenv("QUERCUS_KERNELS", "pure")

@@ -68,8 +68,9 @@ def test_a_cold_family_starts_one_warmup(cache, monkeypatch):
     monkeypatch.setattr(subprocess, "Popen", Popen)
     monkeypatch.setenv("QUERCUS_WARMUP", "1")
     monkeypatch.setattr(_kernel_path, "_warm", {})
-    assert _kernel_path.budget("c45") == _kernel_path.COLD_BUDGETS["c45"]
-    assert _kernel_path.budget("cart") == _kernel_path.COLD_BUDGETS["cart"]
+    assert not _kernel_path.cached("c45")
+    assert not _kernel_path.cached("cart")
+    assert _kernel_path.pure_wanted(344, 7, "c45")
     assert len(started) == 1  # once per process, for every family not cached
     argv, env, kwargs = started[0]
     assert argv[:3] == [sys.executable, "-m", "quercus._warmup"]
@@ -96,11 +97,16 @@ def test_the_warmup_can_be_turned_off(cache, monkeypatch, setting):
 
 
 def test_a_cached_family_gets_the_short_budget(cache, monkeypatch):
+    monkeypatch.setenv("QUERCUS_WARMUP", "0")
     monkeypatch.setattr(_kernel_path, "_warm", {})
     for module in _kernel_path.FAMILY_MODULES["rpart"]:
         _index(cache, module)
-    assert _kernel_path.budget("rpart") == _kernel_path.PURE_BUDGET
-    assert _kernel_path.budget(None) == _kernel_path.PURE_BUDGET
+    monkeypatch.setattr(_kernel_path, "_spent", {"c45": _kernel_path.PURE_BUDGET / 2})
+    assert _kernel_path.cached("rpart") and not _kernel_path.cached("c45")
+    assert _kernel_path.pure_wanted(344, 7, "rpart")
+    monkeypatch.setattr(_kernel_path, "_spent", {"c45": _kernel_path.PURE_BUDGET})
+    assert not _kernel_path.pure_wanted(344, 7, "rpart")  # the uncached family's time counts
+    assert _kernel_path.pure_wanted(344, 7, "c45")
 
 
 def test_the_warmup_compiles_what_a_small_fit_needs(cache):

@@ -11,11 +11,12 @@ Orchestrating modules take kernel names through ``kernels(module, *names)``: con
 come from the pure copy; functions and classes become switches that call the copy of the
 current mode. ``use_pure(rows, features, family)`` sets the mode for a block: pure Python
 when rows x features is at most ``PURE_MAX_WORK`` and the process has spent less than a
-budget in the family's pure blocks (a loop of many small fits then pays for numba once
-instead of running slowly for ever). The budget is what switching would cost: a few tenths
-(``PURE_BUDGET``) when the family's kernels are in numba's cache, about its compile time
-(``COLD_BUDGETS``) when they are not, so that a first run on small data does not stop to
-compile kernels it can finish without. Instead, the first time a process meets a family
+budget in pure blocks (a loop of many small fits then pays for numba once instead of
+running slowly for ever). The budget is about what switching would cost: ``PURE_BUDGET``
+seconds of all pure blocks when the family's kernels are in numba's cache (loading them
+takes a few tenths), the family's own ``COLD_BUDGETS`` seconds, about its compile time,
+when they are not, so that a first run on small data does not stop to compile kernels it
+can finish without. Instead, the first time a process meets a family
 whose kernels are not cached, it starts ``python -m quercus._warmup`` in the background:
 a process of its own that compiles those families into the cache on the other core (small
 representative fits), so that later processes find them compiled. ``QUERCUS_WARMUP=0``
@@ -44,9 +45,9 @@ import numpy as np
 PACKAGE = "quercus._kernels"
 PURE_PACKAGE = "quercus._pure_kernels"
 PURE_MAX_WORK = 8_000  # rows x features (C4.5 on 1000 x 8 takes ~0.5 s pure)
-PURE_BUDGET = 2.0  # seconds of a family's pure blocks before small inputs go compiled ...
-#: ... or this many when the family's kernels are not in numba's cache: about what compiling
-#: them costs on a quiet core (benchmarks/bench_startup.py: cold first fits of 8-20 s)
+PURE_BUDGET = 2.0  # seconds of pure blocks before small inputs go compiled, or ...
+#: ... a family's own seconds when its kernels are not in numba's cache: about what
+#: compiling them costs on a quiet core (benchmarks/bench_startup.py: 8-20 s cold)
 COLD_BUDGETS = {"cart": 10.0, "hist": 8.0, "c45": 20.0, "rpart": 12.0}
 #: Kernel modules whose cached code tells that a family's kernels are in numba's cache.
 FAMILY_MODULES = {
@@ -83,17 +84,17 @@ def pure_wanted(rows: int, features: int, family: str | None = None) -> bool:
         return mode == "pure"
     if rows * max(features, 1) > PURE_MAX_WORK:
         return False
-    return _spent.get(family, 0.0) < budget(family)
+    if family in COLD_BUDGETS and not cached(family):  # its own budget, the compile time
+        return _spent.get(family, 0.0) < COLD_BUDGETS[family]
+    return sum(_spent.values()) < PURE_BUDGET  # cached kernels: one budget for them all
 
 
-def budget(family: str | None) -> float:
-    """Seconds of pure blocks the family may spend before its small inputs go compiled."""
-    cold = COLD_BUDGETS.get(family)
-    if cold is None:
-        return PURE_BUDGET
+def cached(family: str) -> bool:
+    """Whether the family's kernels were in numba's cache when this process first looked
+    (then ``_check_cache`` warmed the missing ones up in the background)."""
     if family not in _warm:
         _check_cache()
-    return PURE_BUDGET if _warm[family] else cold
+    return _warm[family]
 
 
 def _check_cache() -> None:
