@@ -156,7 +156,14 @@ def test_pure_sum_and_logarithms_are_numbas():
     assert all(helpers["__pure_log2"](v) == o for v, o in zip(values[:5000], out[:5000]))
 
 
-SCRIPT = r"""
+# The pure budgets are seconds: on a loaded machine these fits could use them up and go
+# compiled; the scripts test the choice by size, so they lift the budgets.
+BUDGETS = r"""
+from quercus import _kernel_path
+_kernel_path.PURE_BUDGET = 600.0
+_kernel_path.COLD_BUDGETS = dict.fromkeys(_kernel_path.COLD_BUDGETS, 600.0)
+"""
+SCRIPT = BUDGETS + r"""
 import sys
 import quercus
 data = quercus.datasets.load("iris")
@@ -169,7 +176,7 @@ quercus.DecisionTreeClassifier(splitter="hist").fit(data.X, data.y).predict(data
 quercus.DecisionTreeClassifier(algorithm="c45", prune="cv").fit(data.X, data.y)
 print("numba" in sys.modules)
 """
-SCRIPT_RPART = r"""
+SCRIPT_RPART = BUDGETS + r"""
 import sys
 import quercus
 data = quercus.datasets.load("iris")
