@@ -741,21 +741,12 @@ def _cut_bounds(tests, errors, first, last, n_tests, table, local, offsets, glob
 
 
 @njit(cache=True)
-def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, learn,
-                 max_subset, min_leaf, first, last, out_error, out_tests):
-    """Exact optimum of the node ``rows`` at depth <= ``depth`` (1 or 2), for every split
-    budget 0..3, over the root tests ``first`` to ``last - 1`` (in scan order).
-
-    ``out_error[b]``: least misclassified weight of a tree with at most b splits;
-    ``out_tests[b, j]``: its tests at the root (j=0), left child (1) and right child (2),
-    feature -1 where the node is a leaf. With ``first == 0`` the outputs are reset to the
-    leaf and the best single split; later calls (the next root tests) only improve them,
-    so a caller may cut the work in pieces. Ties keep the first tree found (tests in scan
-    order, left child before right). Returns ``(number of root tests, end)``: the call
-    evaluated the root tests ``first`` to ``end - 1``, ``end >= last`` when there are that
-    many (a numeric feature's cuts are not cut in two: their interval pruning needs them
-    all), so the next piece starts at ``end``.
-    """
+def depth2_node(codes, y, w, rows, n_codes, categorical, n_classes, depth, learn,
+                max_subset, min_leaf, reset, out_error, out_tests):
+    """The per-node part of ``solve_depth2``: the node's class table, its root tests, the
+    sorted rows of its sweeps, the bounds of its interval pruning and the scratch tables,
+    computed once for every piece of root tests that ``depth2_tests`` evaluates. With
+    ``reset`` the outputs are set to the leaf and the best single split."""
     K = n_classes
     table, offsets, glob, local = node_table(codes, y, w, rows, n_codes, K)
     n = rows.shape[0]
@@ -767,43 +758,27 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
     one = np.zeros((1, TEST_WIDTH), dtype=np.int64)
     one[0, 0] = NO_FEATURE
     leaf = leaf_error(total, K)
-    if first == 0:
+    if reset:
         out_tests[:, :, :] = 0
         out_tests[:, :, 0] = NO_FEATURE
         for b in range(4):
             out_error[b] = leaf
-        if n == 0:
-            return 0, 0
-        best1, _n = scan_tests(table, offsets, glob, categorical, K, learn, max_subset,
-                               min_leaf, leaf, one, empty, empty_err)
-        if one[0, 0] != NO_FEATURE:
-            for b in range(1, 4):
-                out_error[b] = best1
-                out_tests[b, 0] = one[0]
-    if depth < 2 or n == 0:
-        return 0, 0
-    n_tests = count_tests(table, offsets, glob, categorical, K, learn, max_subset, min_leaf)
+        if n > 0:
+            best1, _n = scan_tests(table, offsets, glob, categorical, K, learn, max_subset,
+                                   min_leaf, leaf, one, empty, empty_err)
+            if one[0, 0] != NO_FEATURE:
+                for b in range(1, 4):
+                    out_error[b] = best1
+                    out_tests[b, 0] = one[0]
+    n_tests = 0
+    if depth >= 2 and n > 0:
+        n_tests = count_tests(table, offsets, glob, categorical, K, learn, max_subset,
+                              min_leaf)
     tests = np.zeros((n_tests, TEST_WIDTH), dtype=np.int64)
     errors = np.zeros(n_tests, dtype=table.dtype)
-    scan_tests(table, offsets, glob, categorical, K, learn, max_subset, min_leaf, leaf,
-               one, tests, errors)
-    left = np.zeros_like(table)
-    right = np.zeros_like(table)
-    flags = np.zeros(n, dtype=np.bool_)
-    test_l = np.zeros((1, TEST_WIDTH), dtype=np.int64)
-    test_r = np.zeros((1, TEST_WIDTH), dtype=np.int64)
-    lvec = np.zeros(K + 1, dtype=table.dtype)
-    rvec = np.zeros(K + 1, dtype=table.dtype)
-    work = (lvec, rvec, test_l, test_r, empty, empty_err)
-    # ORDERED tests of one feature come in increasing cuts: their left tables grow by the
-    # rows of the next codes (a sweep), instead of being rebuilt row by row
-    sweep = np.zeros_like(table)
-    sweep_missing = np.zeros_like(table)
-    by_slot = np.empty(n, dtype=np.int64)
-    slot_start = np.zeros(table.shape[0] + 1, dtype=np.int64)
-    sweep_g = -1
-    sweep_pos = 0
-    sweep_end = 0
+    if n_tests > 0:
+        scan_tests(table, offsets, glob, categorical, K, learn, max_subset, min_leaf, leaf,
+                   one, tests, errors)
     # ConTree's interval pruning of a numeric feature's cuts (``_interval_block``) needs
     # min_leaf == 1 and every test at a node to stay a test on more rows
     can_skip = min_leaf == 1
@@ -811,7 +786,8 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
         if categorical[g] and max_subset > 0 and n_codes[g] > max_subset:
             can_skip = False
     # numeric nodes without missing values: children's bests by sweeps of sorted rows
-    sorted_rows = can_skip and _sweep_wanted(codes, w, rows, n_codes, categorical, table, K)
+    sorted_rows = n_tests > 0 and can_skip and _sweep_wanted(codes, w, rows, n_codes,
+                                                            categorical, table, K)
     shape = (codes.shape[1], n if sorted_rows else 0)
     orders = (np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=np.int64),
               np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=w.dtype))
@@ -829,16 +805,57 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
             e[1] = 0
             _sweep_feature(g, everything, orders, node_tot, K, min_leaf, e, c)
             node_feat[g] = e[0]
-    goes = np.zeros(n, dtype=np.bool_)
-    # upper bounds before the scan (ConTree evaluates promising cuts first)
+    test_l = np.zeros((1, TEST_WIDTH), dtype=np.int64)
+    test_r = np.zeros((1, TEST_WIDTH), dtype=np.int64)
+    lvec = np.zeros(K + 1, dtype=table.dtype)
+    rvec = np.zeros(K + 1, dtype=table.dtype)
+    work = (lvec, rvec, test_l, test_r, empty, empty_err)
+    # upper bounds before the scan (ConTree evaluates promising cuts first), from every
+    # numeric feature's best single cut
+    ub = np.zeros(2, dtype=table.dtype)
+    ub[0], ub[1] = _cut_bounds(tests, errors, 0, n_tests, n_tests, table, local, offsets,
+                               glob, categorical, K, learn, max_subset, min_leaf, total,
+                               codes, y, w, rows, can_skip and n_tests > 0, out_error, work,
+                               sorted_rows, orders, node_feat)
+    flags = np.zeros(3, dtype=np.int64)
+    flags[0] = n_tests
+    flags[1] = can_skip
+    flags[2] = sorted_rows
+    # scratch: the children's tables, the sweep's, the rows by slot, their starts
+    scratch = (np.zeros_like(table), np.zeros_like(table), np.zeros_like(table),
+               np.zeros_like(table), np.empty(n, dtype=np.int64),
+               np.zeros(table.shape[0] + 1, dtype=np.int64), np.zeros(n, dtype=np.bool_),
+               np.zeros(n, dtype=np.bool_))
+    return (table, offsets, glob, local, total, tests, errors, orders, node_feat, ub, flags,
+            work, scratch)
+
+
+@njit(cache=True)
+def depth2_tests(node, codes, y, w, rows, categorical, n_classes, learn, max_subset,
+                 min_leaf, first, last, out_error, out_tests):
+    """The per-test part of ``solve_depth2``: the root tests ``first`` to ``last - 1`` of
+    the node ``depth2_node`` prepared. Returns ``(number of root tests, end)`` as
+    ``solve_depth2``."""
+    K = n_classes
+    (table, offsets, glob, local, total, tests, _errors, orders, node_feat, ub, flags, work,
+     scratch) = node
+    left, right, sweep, sweep_missing, by_slot, slot_start, goes, row_flags = scratch
+    n_tests = flags[0]
+    can_skip = flags[1] == 1
+    sorted_rows = flags[2] == 1
+    if n_tests == 0:
+        return 0, 0
+    n = rows.shape[0]
+    ub2, ub3 = ub[0], ub[1]
     end = min(last, n_tests)
     while 0 < end < n_tests and tests[end, 1] == ORDERED and tests[end - 1, 1] == ORDERED \
             and tests[end, 0] == tests[end - 1, 0]:
         end += 1  # the rest of this feature's cuts
-    ub2, ub3 = _cut_bounds(tests, errors, first, end, n_tests, table, local, offsets, glob,
-                           categorical, K, learn, max_subset, min_leaf, total, codes, y, w,
-                           rows, can_skip, out_error, work, sorted_rows, orders,
-                           node_feat)
+    # ORDERED tests of one feature come in increasing cuts: their left tables grow by the
+    # rows of the next codes (a sweep), instead of being rebuilt row by row
+    sweep_g = -1
+    sweep_pos = 0
+    sweep_end = 0
     t = first
     while t < end:
         test = tests[t]
@@ -894,8 +911,8 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
                     right[s, k] = table[s, k] - v
         else:
             for i in range(n):
-                flags[i] = goes_left(test, codes[rows[i], g])
-            _side_tables(table, local, flags, n, K, y, w, rows, left, right)
+                row_flags[i] = goes_left(test, codes[rows[i], g])
+            _side_tables(table, local, row_flags, n, K, y, w, rows, left, right)
         _evaluate_root(test, left, right, total, offsets, glob, categorical, K, learn,
                        max_subset, min_leaf, out_error, out_tests, work)
     for b in range(1, 4):
@@ -903,6 +920,30 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
             out_error[b] = out_error[b - 1]
             out_tests[b] = out_tests[b - 1]
     return n_tests, end
+
+
+@njit(cache=True)
+def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, learn,
+                 max_subset, min_leaf, first, last, out_error, out_tests):
+    """Exact optimum of the node ``rows`` at depth <= ``depth`` (1 or 2), for every split
+    budget 0..3, over the root tests ``first`` to ``last - 1`` (in scan order):
+    ``depth2_node`` then ``depth2_tests`` (a caller that cuts the work in pieces calls
+    them itself, the node's part once).
+
+    ``out_error[b]``: least misclassified weight of a tree with at most b splits;
+    ``out_tests[b, j]``: its tests at the root (j=0), left child (1) and right child (2),
+    feature -1 where the node is a leaf. With ``first == 0`` the outputs are reset to the
+    leaf and the best single split; later calls (the next root tests) only improve them,
+    so a caller may cut the work in pieces. Ties keep the first tree found (tests in scan
+    order, left child before right). Returns ``(number of root tests, end)``: the call
+    evaluated the root tests ``first`` to ``end - 1``, ``end >= last`` when there are that
+    many (a numeric feature's cuts are not cut in two: their interval pruning needs them
+    all), so the next piece starts at ``end``.
+    """
+    node = depth2_node(codes, y, w, rows, n_codes, categorical, n_classes, depth, learn,
+                       max_subset, min_leaf, first == 0, out_error, out_tests)
+    return depth2_tests(node, codes, y, w, rows, categorical, n_classes, learn, max_subset,
+                        min_leaf, first, last, out_error, out_tests)
 
 
 @njit(cache=True)
