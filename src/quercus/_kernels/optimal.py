@@ -26,6 +26,7 @@ ORDERED, SUBSET, KNOWN = 0, 1, 2
 MAX_SUBSET = 16  # most categories a SUBSET test lists
 TEST_WIDTH = 5 + MAX_SUBSET
 NO_FEATURE = -1
+BOUND_FEATURES = 4  # features whose best single cut gives the first upper bounds
 
 
 @njit(cache=True)
@@ -368,14 +369,31 @@ def _evaluate_root(test, left, right, total, offsets, glob, categorical, K, lear
 def _cut_bound_open(j, i, k, cw, ends, leaf_l, best_l, leaf_r, best_r, best2, best3):
     """Whether cut j between the evaluated cuts i < k may still beat the bests: the left
     child at j holds the rows at i plus W(i, j) more (its optimum is at least that at i,
-    and at least that at k minus W(j, k)), the right child likewise the other way."""
+    and at least that at k minus W(j, k)), the right child likewise the other way; the
+    leaves' errors (``leaf_*``) are known at every cut."""
     gain = cw[ends[j]] - cw[ends[i]]  # rows moved from right to left between i and j
     loss = cw[ends[k]] - cw[ends[j]]
-    ll = max(leaf_l[i], leaf_l[k] - loss)
+    ll = leaf_l[j]
     bl = max(best_l[i], best_l[k] - loss)
-    lr = max(leaf_r[k], leaf_r[i] - gain)
+    lr = leaf_r[j]
     br = max(best_r[k], best_r[i] - gain)
     return min(ll + br, bl + lr) <= best2 or bl + br <= best3
+
+
+@njit(cache=True)
+def _cut_open_by_features(j, i, k, cw, ends, leaf_l, feat_l, leaf_r, feat_r, best2, best3):
+    """``_cut_bound_open`` feature by feature: a child's best at cut j is its best over
+    the features, each feature's best (with the leaf) bounded from cuts i and k as the
+    child's is, so the child's is at least the least of those bounds (``feat_*[c, g]``:
+    lower bounds at the evaluated cut c)."""
+    gain = cw[ends[j]] - cw[ends[i]]
+    loss = cw[ends[k]] - cw[ends[j]]
+    bl = leaf_l[j]
+    br = leaf_r[j]
+    for g in range(feat_l.shape[1]):
+        bl = min(bl, max(feat_l[i, g], feat_l[k, g] - loss))
+        br = min(br, max(feat_r[k, g], feat_r[i, g] - gain))
+    return min(leaf_l[j] + br, bl + leaf_r[j]) <= best2 or bl + br <= best3
 
 
 @njit(cache=True)
@@ -395,16 +413,35 @@ def _feature_orders(local, offsets, glob, y, w, rows, orders):
 
 
 @njit(cache=True)
-def _sweep_feature(g, goes, orders, tot, K, min_leaf, e_out, c_out):
+def _sweep_feature(g, goes, orders, tot, K, min_leaf, e_out, c_out, limit, ties):
     """Both children's best cut of feature g by one sweep of its sorted rows: ``e_out[s]``
     the least error of child s (0 left, 1 right) below its leaf's (else the leaf's),
-    ``c_out[s]`` the first cut code reaching it (-1: none)."""
+    ``c_out[s]`` the first cut code reaching it (-1: none).
+
+    A capped sweep: the rows before a cut are misclassified at least as much as they are
+    in a leaf of their own, and that error only grows as the cut moves right, so a side
+    is no longer swept once it reaches the best cut of the feature so far or ``limit[s]``
+    (a tie with ``limit[s]`` counts when ``ties[s]``): ``e_out[s]`` is then that error
+    when it is lower, a lower bound on the feature's best with no cut (``c_out[s]`` -1).
+    A ``limit`` above every error gives each feature's exact best."""
+    if K == 2:
+        _sweep_feature_two(g, goes, orders, tot, min_leaf, e_out, c_out, limit, ties)
+        return
     by_feature, codes_sorted, classes_sorted, weights_sorted = orders
     n = by_feature.shape[1]
     cum = np.zeros((2, K + 1), dtype=tot.dtype)
     last = np.zeros(2, dtype=np.int64)
+    swept = np.zeros(2, dtype=np.bool_)
+    n_open = 0
+    for side in range(2):
+        swept[side] = tot[side, K] > 0 and limit[side] >= 0
+        n_open += swept[side]
     for q in range(n):
+        if n_open == 0:
+            break
         side = 0 if goes[by_feature[g, q]] else 1
+        if not swept[side]:
+            continue
         c = codes_sorted[g, q]
         # the cut "code <= last" of that child, when both its sides are large enough
         if cum[side, K] > 0 and c != last[side] and cum[side, K] >= min_leaf \
@@ -420,13 +457,76 @@ def _sweep_feature(g, goes, orders, tot, K, min_leaf, e_out, c_out):
                 b_sum += b
                 a_top = max(a_top, a)
                 b_top = max(b_top, b)
-            e = (a_sum - a_top) + (b_sum - b_top)
+            before = a_sum - a_top
+            e = before + (b_sum - b_top)
             if e < e_out[side]:
                 e_out[side] = e
                 c_out[side] = last[side]
+            if _capped(before, e_out[side], limit[side], ties[side]):
+                swept[side] = False
+                n_open -= 1
+                if before < e_out[side]:
+                    e_out[side] = before
+                    c_out[side] = -1
+                continue
         cum[side, classes_sorted[g, q]] += weights_sorted[g, q]
         cum[side, K] += 1
         last[side] = c
+
+
+@njit(cache=True)
+def _capped(before, best, limit, ties):
+    """Whether no cut further right can give a better best: the error ``before`` of the
+    rows left of the cut reaches the feature's best so far, or passes ``limit``."""
+    return before >= best or before > limit or (before == limit and not ties)
+
+
+@njit(cache=True)
+def _sweep_feature_two(g, goes, orders, tot, min_leaf, e_out, c_out, limit, ties):
+    """``_sweep_feature`` for two classes: the rows first dealt to their child (without a
+    branch), then each child's rows swept alone, its running sums in scalars."""
+    by_feature, codes_sorted, classes_sorted, weights_sorted = orders
+    n = by_feature.shape[1]
+    packed = np.empty((2, n), dtype=np.int64)  # code * 2 + class, in code order
+    weights = np.empty((2, n), dtype=weights_sorted.dtype)
+    count = np.zeros(2, dtype=np.int64)
+    for q in range(n):
+        side = 1 - np.int64(goes[by_feature[g, q]])
+        m = count[side]
+        packed[side, m] = 2 * codes_sorted[g, q] + classes_sorted[g, q]
+        weights[side, m] = weights_sorted[g, q]
+        count[side] = m + 1
+    for side in range(2):
+        m = count[side]
+        if m == 0 or limit[side] < 0:
+            continue
+        t0, t1 = tot[side, 0], tot[side, 1]
+        a0 = t0 - t0
+        a1 = a0
+        best = e_out[side]
+        cut = c_out[side]
+        last = -1
+        for j in range(m):
+            v = packed[side, j]
+            c = v >> 1
+            if j > 0 and c != last and j >= min_leaf and m - j >= min_leaf:
+                before = min(a0, a1)
+                e = before + min(t0 - a0, t1 - a1)
+                if e < best:
+                    best = e
+                    cut = last
+                if _capped(before, best, limit[side], ties[side]):
+                    if before < best:
+                        best = before
+                        cut = -1
+                    break
+            if v & 1:
+                a1 += weights[side, j]
+            else:
+                a0 += weights[side, j]
+            last = c
+        e_out[side] = best
+        c_out[side] = cut
 
 
 @njit(cache=True)
@@ -468,6 +568,8 @@ def _sweep_child_bests(goes, orders, y, w, rows, K, min_leaf, work, lb, first, f
     e = np.empty(2, dtype=lvec.dtype)
     c = np.empty(2, dtype=np.int64)
     done = np.zeros(n_features, dtype=np.bool_)
+    limit = np.empty(2, dtype=lvec.dtype)
+    ties = np.empty(2, dtype=np.bool_)
     for step in range(2 + n_features):
         if step < 2:
             g = first[step]
@@ -482,13 +584,22 @@ def _sweep_child_bests(goes, orders, y, w, rows, K, min_leaf, work, lb, first, f
                            and _closed(lb[1, g], best[1], best_g[1], g)):
                 continue
         done[g] = True
-        e[0] = leaf[0]
-        e[1] = leaf[1]
-        c[0] = -1
-        c[1] = -1
-        _sweep_feature(g, goes, orders, tot, K, min_leaf, e, c)
         for side in range(2):
-            feat_best[side, g] = e[side]
+            e[side] = leaf[side]
+            c[side] = -1
+            # a side's sweep stops once it cannot improve on this feature's best (a
+            # cap at the child's best so far would stop it sooner, but leave weaker
+            # per-feature bounds for the next cuts: more sweeps in all); -1: the side's
+            # bound rules the feature out
+            ties[side] = True
+            limit[side] = leaf[side]
+            if step >= 2 and _closed(lb[side, g], best[side], best_g[side], g):
+                limit[side] = -1
+        _sweep_feature(g, goes, orders, tot, K, min_leaf, e, c, limit, ties)
+        for side in range(2):
+            # the sweep's bound where it was capped; the given bound where it is higher
+            feat_best[side, g] = max(e[side], lb[side, g]) if limit[side] >= 0 \
+                else lb[side, g]
             # the first feature (in order) with the least error wins, as in a plain scan
             if c[side] >= 0 and (e[side] < best[side] or (e[side] == best[side]
                                                          and g < best_g[side])):
@@ -574,6 +685,21 @@ def _interval_block(tests, t0, t1, g, table, local, offsets, glob, categorical, 
             np.zeros((2, n_features), dtype=total.dtype), np.full(2, -1, dtype=np.int64),
             np.zeros((2, n_features), dtype=total.dtype), node_feat)
     near = np.full(2, -1, dtype=np.int64)
+    # every cut's two leaves, exactly: the class weights of the rows left of each cut
+    exact_l = np.empty(m, dtype=total.dtype)
+    exact_r = np.empty(m, dtype=total.dtype)
+    running = np.zeros(K + 1, dtype=total.dtype)
+    rest = np.zeros(K + 1, dtype=total.dtype)
+    q = 0
+    for j in range(m):
+        while q < ends[j]:
+            r = rows[by_slot[q]]
+            running[y[r]] += w[r]
+            q += 1
+        exact_l[j] = leaf_error(running, K)
+        _difference(rest, total, running)
+        exact_r[j] = leaf_error(rest, K)
+    feat_l, feat_r = feat[0], feat[1]
     evaluated = 0
     for j in range(m):
         if j != 0 and j != m - 1:
@@ -600,13 +726,15 @@ def _interval_block(tests, t0, t1, g, table, local, offsets, glob, categorical, 
         lo = k
         hi = i
         for j in range(i + 1, k):
-            if _cut_bound_open(j, i, k, cw, ends, leaf_l, best_l, leaf_r, best_r,
-                               best2, best3):
+            if _cut_bound_open(j, i, k, cw, ends, exact_l, best_l, exact_r, best_r, best2,
+                               best3) and (n_features == 0 or _cut_open_by_features(
+                                   j, i, k, cw, ends, exact_l, feat_l, exact_r, feat_r,
+                                   best2, best3)):
                 lo = min(lo, j)
                 hi = j
         if lo > hi:
             continue
-        mid = (i + k) // 2
+        mid = (lo + hi) // 2  # the middle of the cuts still open
         near[0] = i
         near[1] = k
         _evaluate_cut(tests, t0, mid, ends[mid], table, local, offsets, glob, categorical,
@@ -703,6 +831,20 @@ def _cut_bounds(tests, errors, first, last, n_tests, table, local, offsets, glob
             and offsets[g + 1] - offsets[g] > 3
         if numeric and (pick[g] < 0 or errors[t] < errors[pick[g]]):
             pick[g] = t
+    # only the BOUND_FEATURES features whose best cut errs least: the bounds need good
+    # trees, not every feature's (each one costs a sweep of every feature)
+    chosen = np.zeros(n_features, dtype=np.bool_)
+    for _ in range(BOUND_FEATURES):
+        best_g = -1
+        for g in range(n_features):
+            if pick[g] >= 0 and not chosen[g] and (
+                    best_g < 0 or errors[pick[g]] < errors[pick[best_g]]):
+                best_g = g
+        if best_g >= 0:
+            chosen[best_g] = True
+    for g in range(n_features):
+        if not chosen[g]:
+            pick[g] = -1
     left = np.zeros_like(table)
     right = np.zeros_like(table)
     flags = np.zeros(n, dtype=np.bool_)
@@ -800,10 +942,13 @@ def depth2_node(codes, y, w, rows, n_codes, categorical, n_classes, depth, learn
         node_tot[0, :] = total
         e = np.empty(2, dtype=table.dtype)
         c = np.empty(2, dtype=np.int64)
+        no_cap = np.full(2, leaf, dtype=table.dtype)  # no error is above the leaf's
+        every_tie = np.ones(2, dtype=np.bool_)
         for g in range(codes.shape[1]):
             e[0] = leaf
             e[1] = 0
-            _sweep_feature(g, everything, orders, node_tot, K, min_leaf, e, c)
+            _sweep_feature(g, everything, orders, node_tot, K, min_leaf, e, c, no_cap,
+                           every_tie)
             node_feat[g] = e[0]
     test_l = np.zeros((1, TEST_WIDTH), dtype=np.int64)
     test_r = np.zeros((1, TEST_WIDTH), dtype=np.int64)
