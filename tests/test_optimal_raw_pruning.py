@@ -148,7 +148,7 @@ def test_capped_sweep_is_exact_below_its_limit(seed):
     rng = np.random.default_rng(seed)
     codes, y, w, fc, k = _problem(seed)
     rows = np.arange(y.size, dtype=np.int64)
-    table, offsets, glob, local = K.node_table(codes, y, w, rows, fc.n_codes, k)
+    _table, offsets, glob, local = K.node_table(codes, y, w, rows, fc.n_codes, k)
     n, f = rows.size, codes.shape[1]
     orders = tuple(np.zeros((f, n), dtype=t) for t in (np.int64, np.int64, np.int64, w.dtype))
     K._feature_orders(local, offsets, glob, y, w, rows, orders)
