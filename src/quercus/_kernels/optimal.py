@@ -488,14 +488,24 @@ def _sweep_feature_two(g, goes, orders, tot, min_leaf, e_out, c_out, limit, ties
     by_feature, codes_sorted, classes_sorted, weights_sorted = orders
     n = by_feature.shape[1]
     packed = np.empty((2, n), dtype=np.int64)  # code * 2 + class, in code order
-    weights = np.empty((2, n), dtype=weights_sorted.dtype)
+    # weights of at least 1 (whole, positive) that sum to the number of rows are all 1
+    unit = tot[0, 0] + tot[0, 1] == tot[0, 2] and tot[1, 0] + tot[1, 1] == tot[1, 2]
+    weights = np.empty((2, 0 if unit else n), dtype=weights_sorted.dtype)
     count = np.zeros(2, dtype=np.int64)
-    for q in range(n):
-        side = 1 - np.int64(goes[by_feature[g, q]])
-        m = count[side]
-        packed[side, m] = 2 * codes_sorted[g, q] + classes_sorted[g, q]
-        weights[side, m] = weights_sorted[g, q]
-        count[side] = m + 1
+    if unit:
+        for q in range(n):
+            side = 1 - np.int64(goes[by_feature[g, q]])
+            m = count[side]
+            packed[side, m] = 2 * codes_sorted[g, q] + classes_sorted[g, q]
+            count[side] = m + 1
+    else:
+        for q in range(n):
+            side = 1 - np.int64(goes[by_feature[g, q]])
+            m = count[side]
+            packed[side, m] = 2 * codes_sorted[g, q] + classes_sorted[g, q]
+            weights[side, m] = weights_sorted[g, q]
+            count[side] = m + 1
+    one = tot[0, 0] - tot[0, 0] + 1
     for side in range(2):
         m = count[side]
         if m == 0 or limit[side] < 0:
@@ -520,10 +530,11 @@ def _sweep_feature_two(g, goes, orders, tot, min_leaf, e_out, c_out, limit, ties
                         best = before
                         cut = -1
                     break
+            weight = one if unit else weights[side, j]
             if v & 1:
-                a1 += weights[side, j]
+                a1 += weight
             else:
-                a0 += weights[side, j]
+                a0 += weight
             last = c
         e_out[side] = best
         c_out[side] = cut
@@ -570,13 +581,16 @@ def _sweep_child_bests(goes, orders, y, w, rows, K, min_leaf, work, lb, first, f
     done = np.zeros(n_features, dtype=np.bool_)
     limit = np.empty(2, dtype=lvec.dtype)
     ties = np.empty(2, dtype=np.bool_)
+    # the other features from the lowest bounds up (likely the best first: the bests
+    # found early rule out more features); ties keep the first feature whatever the order
+    by_bound = np.argsort(lb[0] + lb[1], kind="mergesort")
     for step in range(2 + n_features):
         if step < 2:
             g = first[step]
             if g < 0 or done[g]:
                 continue
         else:
-            g = step - 2
+            g = by_bound[step - 2]
             # a side is closed when its bound is above its best, or its best is 0 (no
             # error is below it) and found at the leaf or an earlier feature (ties go to
             # the first feature)
@@ -679,8 +693,9 @@ def _interval_block(tests, t0, t1, g, table, local, offsets, glob, categorical, 
     for q in range(n):
         cw[q + 1] = cw[q] + w[rows[by_slot[q]]]
     n_features = offsets.shape[0] - 1 if sweep else 0
-    feat = (np.zeros((m, n_features), dtype=total.dtype),
-            np.zeros((m, n_features), dtype=total.dtype),
+    # each feature's bests at the evaluated cuts (only those are read: no zeroing)
+    feat = (np.empty((m, n_features), dtype=total.dtype),
+            np.empty((m, n_features), dtype=total.dtype),
             np.full((m, 2), -1, dtype=np.int64),
             np.zeros((2, n_features), dtype=total.dtype), np.full(2, -1, dtype=np.int64),
             np.zeros((2, n_features), dtype=total.dtype), node_feat)
