@@ -26,6 +26,7 @@ ORDERED, SUBSET, KNOWN = 0, 1, 2
 MAX_SUBSET = 16  # most categories a SUBSET test lists
 TEST_WIDTH = 5 + MAX_SUBSET
 NO_FEATURE = -1
+BOUND_FEATURES = 4  # features whose best single cut gives the first upper bounds
 
 
 @njit(cache=True)
@@ -368,14 +369,31 @@ def _evaluate_root(test, left, right, total, offsets, glob, categorical, K, lear
 def _cut_bound_open(j, i, k, cw, ends, leaf_l, best_l, leaf_r, best_r, best2, best3):
     """Whether cut j between the evaluated cuts i < k may still beat the bests: the left
     child at j holds the rows at i plus W(i, j) more (its optimum is at least that at i,
-    and at least that at k minus W(j, k)), the right child likewise the other way."""
+    and at least that at k minus W(j, k)), the right child likewise the other way; the
+    leaves' errors (``leaf_*``) are known at every cut."""
     gain = cw[ends[j]] - cw[ends[i]]  # rows moved from right to left between i and j
     loss = cw[ends[k]] - cw[ends[j]]
-    ll = max(leaf_l[i], leaf_l[k] - loss)
+    ll = leaf_l[j]
     bl = max(best_l[i], best_l[k] - loss)
-    lr = max(leaf_r[k], leaf_r[i] - gain)
+    lr = leaf_r[j]
     br = max(best_r[k], best_r[i] - gain)
     return min(ll + br, bl + lr) <= best2 or bl + br <= best3
+
+
+@njit(cache=True)
+def _cut_open_by_features(j, i, k, cw, ends, leaf_l, feat_l, leaf_r, feat_r, best2, best3):
+    """``_cut_bound_open`` feature by feature: a child's best at cut j is its best over
+    the features, each feature's best (with the leaf) bounded from cuts i and k as the
+    child's is, so the child's is at least the least of those bounds (``feat_*[c, g]``:
+    lower bounds at the evaluated cut c)."""
+    gain = cw[ends[j]] - cw[ends[i]]
+    loss = cw[ends[k]] - cw[ends[j]]
+    bl = leaf_l[j]
+    br = leaf_r[j]
+    for g in range(feat_l.shape[1]):
+        bl = min(bl, max(feat_l[i, g], feat_l[k, g] - loss))
+        br = min(br, max(feat_r[k, g], feat_r[i, g] - gain))
+    return min(leaf_l[j] + br, bl + leaf_r[j]) <= best2 or bl + br <= best3
 
 
 @njit(cache=True)
@@ -395,16 +413,35 @@ def _feature_orders(local, offsets, glob, y, w, rows, orders):
 
 
 @njit(cache=True)
-def _sweep_feature(g, goes, orders, tot, K, min_leaf, e_out, c_out):
+def _sweep_feature(g, goes, orders, tot, K, min_leaf, e_out, c_out, limit, ties):
     """Both children's best cut of feature g by one sweep of its sorted rows: ``e_out[s]``
     the least error of child s (0 left, 1 right) below its leaf's (else the leaf's),
-    ``c_out[s]`` the first cut code reaching it (-1: none)."""
+    ``c_out[s]`` the first cut code reaching it (-1: none).
+
+    A capped sweep: the rows before a cut are misclassified at least as much as they are
+    in a leaf of their own, and that error only grows as the cut moves right, so a side
+    is no longer swept once it reaches the best cut of the feature so far or ``limit[s]``
+    (a tie with ``limit[s]`` counts when ``ties[s]``): ``e_out[s]`` is then that error
+    when it is lower, a lower bound on the feature's best with no cut (``c_out[s]`` -1).
+    A ``limit`` above every error gives each feature's exact best."""
+    if K == 2:
+        _sweep_feature_two(g, goes, orders, tot, min_leaf, e_out, c_out, limit, ties)
+        return
     by_feature, codes_sorted, classes_sorted, weights_sorted = orders
     n = by_feature.shape[1]
     cum = np.zeros((2, K + 1), dtype=tot.dtype)
     last = np.zeros(2, dtype=np.int64)
+    swept = np.zeros(2, dtype=np.bool_)
+    n_open = 0
+    for side in range(2):
+        swept[side] = tot[side, K] > 0 and limit[side] >= 0
+        n_open += swept[side]
     for q in range(n):
+        if n_open == 0:
+            break
         side = 0 if goes[by_feature[g, q]] else 1
+        if not swept[side]:
+            continue
         c = codes_sorted[g, q]
         # the cut "code <= last" of that child, when both its sides are large enough
         if cum[side, K] > 0 and c != last[side] and cum[side, K] >= min_leaf \
@@ -420,13 +457,87 @@ def _sweep_feature(g, goes, orders, tot, K, min_leaf, e_out, c_out):
                 b_sum += b
                 a_top = max(a_top, a)
                 b_top = max(b_top, b)
-            e = (a_sum - a_top) + (b_sum - b_top)
+            before = a_sum - a_top
+            e = before + (b_sum - b_top)
             if e < e_out[side]:
                 e_out[side] = e
                 c_out[side] = last[side]
+            if _capped(before, e_out[side], limit[side], ties[side]):
+                swept[side] = False
+                n_open -= 1
+                if before < e_out[side]:
+                    e_out[side] = before
+                    c_out[side] = -1
+                continue
         cum[side, classes_sorted[g, q]] += weights_sorted[g, q]
         cum[side, K] += 1
         last[side] = c
+
+
+@njit(cache=True)
+def _capped(before, best, limit, ties):
+    """Whether no cut further right can give a better best: the error ``before`` of the
+    rows left of the cut reaches the feature's best so far, or passes ``limit``."""
+    return before >= best or before > limit or (before == limit and not ties)
+
+
+@njit(cache=True)
+def _sweep_feature_two(g, goes, orders, tot, min_leaf, e_out, c_out, limit, ties):
+    """``_sweep_feature`` for two classes: the rows first dealt to their child (without a
+    branch), then each child's rows swept alone, its running sums in scalars."""
+    by_feature, codes_sorted, classes_sorted, weights_sorted = orders
+    n = by_feature.shape[1]
+    packed = np.empty((2, n), dtype=np.int64)  # code * 2 + class, in code order
+    # weights of at least 1 (whole, positive) that sum to the number of rows are all 1
+    unit = tot[0, 0] + tot[0, 1] == tot[0, 2] and tot[1, 0] + tot[1, 1] == tot[1, 2]
+    weights = np.empty((2, 0 if unit else n), dtype=weights_sorted.dtype)
+    count = np.zeros(2, dtype=np.int64)
+    if unit:
+        for q in range(n):
+            side = 1 - np.int64(goes[by_feature[g, q]])
+            m = count[side]
+            packed[side, m] = 2 * codes_sorted[g, q] + classes_sorted[g, q]
+            count[side] = m + 1
+    else:
+        for q in range(n):
+            side = 1 - np.int64(goes[by_feature[g, q]])
+            m = count[side]
+            packed[side, m] = 2 * codes_sorted[g, q] + classes_sorted[g, q]
+            weights[side, m] = weights_sorted[g, q]
+            count[side] = m + 1
+    one = tot[0, 0] - tot[0, 0] + 1
+    for side in range(2):
+        m = count[side]
+        if m == 0 or limit[side] < 0:
+            continue
+        t0, t1 = tot[side, 0], tot[side, 1]
+        a0 = t0 - t0
+        a1 = a0
+        best = e_out[side]
+        cut = c_out[side]
+        last = -1
+        for j in range(m):
+            v = packed[side, j]
+            c = v >> 1
+            if j > 0 and c != last and j >= min_leaf and m - j >= min_leaf:
+                before = min(a0, a1)
+                e = before + min(t0 - a0, t1 - a1)
+                if e < best:
+                    best = e
+                    cut = last
+                if _capped(before, best, limit[side], ties[side]):
+                    if before < best:
+                        best = before
+                        cut = -1
+                    break
+            weight = one if unit else weights[side, j]
+            if v & 1:
+                a1 += weight
+            else:
+                a0 += weight
+            last = c
+        e_out[side] = best
+        c_out[side] = cut
 
 
 @njit(cache=True)
@@ -468,13 +579,18 @@ def _sweep_child_bests(goes, orders, y, w, rows, K, min_leaf, work, lb, first, f
     e = np.empty(2, dtype=lvec.dtype)
     c = np.empty(2, dtype=np.int64)
     done = np.zeros(n_features, dtype=np.bool_)
+    limit = np.empty(2, dtype=lvec.dtype)
+    ties = np.empty(2, dtype=np.bool_)
+    # the other features from the lowest bounds up (likely the best first: the bests
+    # found early rule out more features); ties keep the first feature whatever the order
+    by_bound = np.argsort(lb[0] + lb[1], kind="mergesort")
     for step in range(2 + n_features):
         if step < 2:
             g = first[step]
             if g < 0 or done[g]:
                 continue
         else:
-            g = step - 2
+            g = by_bound[step - 2]
             # a side is closed when its bound is above its best, or its best is 0 (no
             # error is below it) and found at the leaf or an earlier feature (ties go to
             # the first feature)
@@ -482,13 +598,22 @@ def _sweep_child_bests(goes, orders, y, w, rows, K, min_leaf, work, lb, first, f
                            and _closed(lb[1, g], best[1], best_g[1], g)):
                 continue
         done[g] = True
-        e[0] = leaf[0]
-        e[1] = leaf[1]
-        c[0] = -1
-        c[1] = -1
-        _sweep_feature(g, goes, orders, tot, K, min_leaf, e, c)
         for side in range(2):
-            feat_best[side, g] = e[side]
+            e[side] = leaf[side]
+            c[side] = -1
+            # a side's sweep stops once it cannot improve on this feature's best (a
+            # cap at the child's best so far would stop it sooner, but leave weaker
+            # per-feature bounds for the next cuts: more sweeps in all); -1: the side's
+            # bound rules the feature out
+            ties[side] = True
+            limit[side] = leaf[side]
+            if step >= 2 and _closed(lb[side, g], best[side], best_g[side], g):
+                limit[side] = -1
+        _sweep_feature(g, goes, orders, tot, K, min_leaf, e, c, limit, ties)
+        for side in range(2):
+            # the sweep's bound where it was capped; the given bound where it is higher
+            feat_best[side, g] = max(e[side], lb[side, g]) if limit[side] >= 0 \
+                else lb[side, g]
             # the first feature (in order) with the least error wins, as in a plain scan
             if c[side] >= 0 and (e[side] < best[side] or (e[side] == best[side]
                                                          and g < best_g[side])):
@@ -568,12 +693,28 @@ def _interval_block(tests, t0, t1, g, table, local, offsets, glob, categorical, 
     for q in range(n):
         cw[q + 1] = cw[q] + w[rows[by_slot[q]]]
     n_features = offsets.shape[0] - 1 if sweep else 0
-    feat = (np.zeros((m, n_features), dtype=total.dtype),
-            np.zeros((m, n_features), dtype=total.dtype),
+    # each feature's bests at the evaluated cuts (only those are read: no zeroing)
+    feat = (np.empty((m, n_features), dtype=total.dtype),
+            np.empty((m, n_features), dtype=total.dtype),
             np.full((m, 2), -1, dtype=np.int64),
             np.zeros((2, n_features), dtype=total.dtype), np.full(2, -1, dtype=np.int64),
             np.zeros((2, n_features), dtype=total.dtype), node_feat)
     near = np.full(2, -1, dtype=np.int64)
+    # every cut's two leaves, exactly: the class weights of the rows left of each cut
+    exact_l = np.empty(m, dtype=total.dtype)
+    exact_r = np.empty(m, dtype=total.dtype)
+    running = np.zeros(K + 1, dtype=total.dtype)
+    rest = np.zeros(K + 1, dtype=total.dtype)
+    q = 0
+    for j in range(m):
+        while q < ends[j]:
+            r = rows[by_slot[q]]
+            running[y[r]] += w[r]
+            q += 1
+        exact_l[j] = leaf_error(running, K)
+        _difference(rest, total, running)
+        exact_r[j] = leaf_error(rest, K)
+    feat_l, feat_r = feat[0], feat[1]
     evaluated = 0
     for j in range(m):
         if j != 0 and j != m - 1:
@@ -600,13 +741,15 @@ def _interval_block(tests, t0, t1, g, table, local, offsets, glob, categorical, 
         lo = k
         hi = i
         for j in range(i + 1, k):
-            if _cut_bound_open(j, i, k, cw, ends, leaf_l, best_l, leaf_r, best_r,
-                               best2, best3):
+            if _cut_bound_open(j, i, k, cw, ends, exact_l, best_l, exact_r, best_r, best2,
+                               best3) and (n_features == 0 or _cut_open_by_features(
+                                   j, i, k, cw, ends, exact_l, feat_l, exact_r, feat_r,
+                                   best2, best3)):
                 lo = min(lo, j)
                 hi = j
         if lo > hi:
             continue
-        mid = (i + k) // 2
+        mid = (lo + hi) // 2  # the middle of the cuts still open
         near[0] = i
         near[1] = k
         _evaluate_cut(tests, t0, mid, ends[mid], table, local, offsets, glob, categorical,
@@ -703,6 +846,20 @@ def _cut_bounds(tests, errors, first, last, n_tests, table, local, offsets, glob
             and offsets[g + 1] - offsets[g] > 3
         if numeric and (pick[g] < 0 or errors[t] < errors[pick[g]]):
             pick[g] = t
+    # only the BOUND_FEATURES features whose best cut errs least: the bounds need good
+    # trees, not every feature's (each one costs a sweep of every feature)
+    chosen = np.zeros(n_features, dtype=np.bool_)
+    for _ in range(BOUND_FEATURES):
+        best_g = -1
+        for g in range(n_features):
+            if pick[g] >= 0 and not chosen[g] and (
+                    best_g < 0 or errors[pick[g]] < errors[pick[best_g]]):
+                best_g = g
+        if best_g >= 0:
+            chosen[best_g] = True
+    for g in range(n_features):
+        if not chosen[g]:
+            pick[g] = -1
     left = np.zeros_like(table)
     right = np.zeros_like(table)
     flags = np.zeros(n, dtype=np.bool_)
@@ -741,21 +898,12 @@ def _cut_bounds(tests, errors, first, last, n_tests, table, local, offsets, glob
 
 
 @njit(cache=True)
-def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, learn,
-                 max_subset, min_leaf, first, last, out_error, out_tests):
-    """Exact optimum of the node ``rows`` at depth <= ``depth`` (1 or 2), for every split
-    budget 0..3, over the root tests ``first`` to ``last - 1`` (in scan order).
-
-    ``out_error[b]``: least misclassified weight of a tree with at most b splits;
-    ``out_tests[b, j]``: its tests at the root (j=0), left child (1) and right child (2),
-    feature -1 where the node is a leaf. With ``first == 0`` the outputs are reset to the
-    leaf and the best single split; later calls (the next root tests) only improve them,
-    so a caller may cut the work in pieces. Ties keep the first tree found (tests in scan
-    order, left child before right). Returns ``(number of root tests, end)``: the call
-    evaluated the root tests ``first`` to ``end - 1``, ``end >= last`` when there are that
-    many (a numeric feature's cuts are not cut in two: their interval pruning needs them
-    all), so the next piece starts at ``end``.
-    """
+def depth2_node(codes, y, w, rows, n_codes, categorical, n_classes, depth, learn,
+                max_subset, min_leaf, reset, out_error, out_tests):
+    """The per-node part of ``solve_depth2``: the node's class table, its root tests, the
+    sorted rows of its sweeps, the bounds of its interval pruning and the scratch tables,
+    computed once for every piece of root tests that ``depth2_tests`` evaluates. With
+    ``reset`` the outputs are set to the leaf and the best single split."""
     K = n_classes
     table, offsets, glob, local = node_table(codes, y, w, rows, n_codes, K)
     n = rows.shape[0]
@@ -767,43 +915,27 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
     one = np.zeros((1, TEST_WIDTH), dtype=np.int64)
     one[0, 0] = NO_FEATURE
     leaf = leaf_error(total, K)
-    if first == 0:
+    if reset:
         out_tests[:, :, :] = 0
         out_tests[:, :, 0] = NO_FEATURE
         for b in range(4):
             out_error[b] = leaf
-        if n == 0:
-            return 0, 0
-        best1, _n = scan_tests(table, offsets, glob, categorical, K, learn, max_subset,
-                               min_leaf, leaf, one, empty, empty_err)
-        if one[0, 0] != NO_FEATURE:
-            for b in range(1, 4):
-                out_error[b] = best1
-                out_tests[b, 0] = one[0]
-    if depth < 2 or n == 0:
-        return 0, 0
-    n_tests = count_tests(table, offsets, glob, categorical, K, learn, max_subset, min_leaf)
+        if n > 0:
+            best1, _n = scan_tests(table, offsets, glob, categorical, K, learn, max_subset,
+                                   min_leaf, leaf, one, empty, empty_err)
+            if one[0, 0] != NO_FEATURE:
+                for b in range(1, 4):
+                    out_error[b] = best1
+                    out_tests[b, 0] = one[0]
+    n_tests = 0
+    if depth >= 2 and n > 0:
+        n_tests = count_tests(table, offsets, glob, categorical, K, learn, max_subset,
+                              min_leaf)
     tests = np.zeros((n_tests, TEST_WIDTH), dtype=np.int64)
     errors = np.zeros(n_tests, dtype=table.dtype)
-    scan_tests(table, offsets, glob, categorical, K, learn, max_subset, min_leaf, leaf,
-               one, tests, errors)
-    left = np.zeros_like(table)
-    right = np.zeros_like(table)
-    flags = np.zeros(n, dtype=np.bool_)
-    test_l = np.zeros((1, TEST_WIDTH), dtype=np.int64)
-    test_r = np.zeros((1, TEST_WIDTH), dtype=np.int64)
-    lvec = np.zeros(K + 1, dtype=table.dtype)
-    rvec = np.zeros(K + 1, dtype=table.dtype)
-    work = (lvec, rvec, test_l, test_r, empty, empty_err)
-    # ORDERED tests of one feature come in increasing cuts: their left tables grow by the
-    # rows of the next codes (a sweep), instead of being rebuilt row by row
-    sweep = np.zeros_like(table)
-    sweep_missing = np.zeros_like(table)
-    by_slot = np.empty(n, dtype=np.int64)
-    slot_start = np.zeros(table.shape[0] + 1, dtype=np.int64)
-    sweep_g = -1
-    sweep_pos = 0
-    sweep_end = 0
+    if n_tests > 0:
+        scan_tests(table, offsets, glob, categorical, K, learn, max_subset, min_leaf, leaf,
+                   one, tests, errors)
     # ConTree's interval pruning of a numeric feature's cuts (``_interval_block``) needs
     # min_leaf == 1 and every test at a node to stay a test on more rows
     can_skip = min_leaf == 1
@@ -811,7 +943,8 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
         if categorical[g] and max_subset > 0 and n_codes[g] > max_subset:
             can_skip = False
     # numeric nodes without missing values: children's bests by sweeps of sorted rows
-    sorted_rows = can_skip and _sweep_wanted(codes, w, rows, n_codes, categorical, table, K)
+    sorted_rows = n_tests > 0 and can_skip and _sweep_wanted(codes, w, rows, n_codes,
+                                                            categorical, table, K)
     shape = (codes.shape[1], n if sorted_rows else 0)
     orders = (np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=np.int64),
               np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=w.dtype))
@@ -824,21 +957,65 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
         node_tot[0, :] = total
         e = np.empty(2, dtype=table.dtype)
         c = np.empty(2, dtype=np.int64)
+        no_cap = np.full(2, leaf, dtype=table.dtype)  # no error is above the leaf's
+        every_tie = np.ones(2, dtype=np.bool_)
         for g in range(codes.shape[1]):
             e[0] = leaf
             e[1] = 0
-            _sweep_feature(g, everything, orders, node_tot, K, min_leaf, e, c)
+            _sweep_feature(g, everything, orders, node_tot, K, min_leaf, e, c, no_cap,
+                           every_tie)
             node_feat[g] = e[0]
-    goes = np.zeros(n, dtype=np.bool_)
-    # upper bounds before the scan (ConTree evaluates promising cuts first)
+    test_l = np.zeros((1, TEST_WIDTH), dtype=np.int64)
+    test_r = np.zeros((1, TEST_WIDTH), dtype=np.int64)
+    lvec = np.zeros(K + 1, dtype=table.dtype)
+    rvec = np.zeros(K + 1, dtype=table.dtype)
+    work = (lvec, rvec, test_l, test_r, empty, empty_err)
+    # upper bounds before the scan (ConTree evaluates promising cuts first), from every
+    # numeric feature's best single cut
+    ub = np.zeros(2, dtype=table.dtype)
+    ub[0], ub[1] = _cut_bounds(tests, errors, 0, n_tests, n_tests, table, local, offsets,
+                               glob, categorical, K, learn, max_subset, min_leaf, total,
+                               codes, y, w, rows, can_skip and n_tests > 0, out_error, work,
+                               sorted_rows, orders, node_feat)
+    flags = np.zeros(3, dtype=np.int64)
+    flags[0] = n_tests
+    flags[1] = can_skip
+    flags[2] = sorted_rows
+    # scratch: the children's tables, the sweep's, the rows by slot, their starts
+    scratch = (np.zeros_like(table), np.zeros_like(table), np.zeros_like(table),
+               np.zeros_like(table), np.empty(n, dtype=np.int64),
+               np.zeros(table.shape[0] + 1, dtype=np.int64), np.zeros(n, dtype=np.bool_),
+               np.zeros(n, dtype=np.bool_))
+    return (table, offsets, glob, local, total, tests, errors, orders, node_feat, ub, flags,
+            work, scratch)
+
+
+@njit(cache=True)
+def depth2_tests(node, codes, y, w, rows, categorical, n_classes, learn, max_subset,
+                 min_leaf, first, last, out_error, out_tests):
+    """The per-test part of ``solve_depth2``: the root tests ``first`` to ``last - 1`` of
+    the node ``depth2_node`` prepared. Returns ``(number of root tests, end)`` as
+    ``solve_depth2``."""
+    K = n_classes
+    (table, offsets, glob, local, total, tests, _errors, orders, node_feat, ub, flags, work,
+     scratch) = node
+    left, right, sweep, sweep_missing, by_slot, slot_start, goes, row_flags = scratch
+    n_tests = flags[0]
+    can_skip = flags[1] == 1
+    sorted_rows = flags[2] == 1
+    if n_tests == 0:
+        return 0, 0
+    n = rows.shape[0]
+    ub2, ub3 = ub[0], ub[1]
     end = min(last, n_tests)
     while 0 < end < n_tests and tests[end, 1] == ORDERED and tests[end - 1, 1] == ORDERED \
             and tests[end, 0] == tests[end - 1, 0]:
         end += 1  # the rest of this feature's cuts
-    ub2, ub3 = _cut_bounds(tests, errors, first, end, n_tests, table, local, offsets, glob,
-                           categorical, K, learn, max_subset, min_leaf, total, codes, y, w,
-                           rows, can_skip, out_error, work, sorted_rows, orders,
-                           node_feat)
+    # ORDERED tests of one feature come in increasing cuts: their left tables grow by the
+    # rows of the next codes (a sweep), instead of being rebuilt row by row
+    sweep_g = -1
+    sweep_pos = 0
+    sweep_end = 0
     t = first
     while t < end:
         test = tests[t]
@@ -894,8 +1071,8 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
                     right[s, k] = table[s, k] - v
         else:
             for i in range(n):
-                flags[i] = goes_left(test, codes[rows[i], g])
-            _side_tables(table, local, flags, n, K, y, w, rows, left, right)
+                row_flags[i] = goes_left(test, codes[rows[i], g])
+            _side_tables(table, local, row_flags, n, K, y, w, rows, left, right)
         _evaluate_root(test, left, right, total, offsets, glob, categorical, K, learn,
                        max_subset, min_leaf, out_error, out_tests, work)
     for b in range(1, 4):
@@ -903,6 +1080,30 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
             out_error[b] = out_error[b - 1]
             out_tests[b] = out_tests[b - 1]
     return n_tests, end
+
+
+@njit(cache=True)
+def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, learn,
+                 max_subset, min_leaf, first, last, out_error, out_tests):
+    """Exact optimum of the node ``rows`` at depth <= ``depth`` (1 or 2), for every split
+    budget 0..3, over the root tests ``first`` to ``last - 1`` (in scan order):
+    ``depth2_node`` then ``depth2_tests`` (a caller that cuts the work in pieces calls
+    them itself, the node's part once).
+
+    ``out_error[b]``: least misclassified weight of a tree with at most b splits;
+    ``out_tests[b, j]``: its tests at the root (j=0), left child (1) and right child (2),
+    feature -1 where the node is a leaf. With ``first == 0`` the outputs are reset to the
+    leaf and the best single split; later calls (the next root tests) only improve them,
+    so a caller may cut the work in pieces. Ties keep the first tree found (tests in scan
+    order, left child before right). Returns ``(number of root tests, end)``: the call
+    evaluated the root tests ``first`` to ``end - 1``, ``end >= last`` when there are that
+    many (a numeric feature's cuts are not cut in two: their interval pruning needs them
+    all), so the next piece starts at ``end``.
+    """
+    node = depth2_node(codes, y, w, rows, n_codes, categorical, n_classes, depth, learn,
+                       max_subset, min_leaf, first == 0, out_error, out_tests)
+    return depth2_tests(node, codes, y, w, rows, categorical, n_classes, learn, max_subset,
+                        min_leaf, first, last, out_error, out_tests)
 
 
 @njit(cache=True)

@@ -19,9 +19,9 @@ import numpy as np
 from .._kernel_path import kernels
 from ..splitting.optimal_codes import FeatureCodes
 
-NO_FEATURE, TEST_WIDTH, node_tests, solve_depth2, split_rows, weight_outside = kernels(
-    "optimal", "NO_FEATURE", "TEST_WIDTH", "node_tests", "solve_depth2", "split_rows",
-    "weight_outside")
+(NO_FEATURE, TEST_WIDTH, depth2_node, depth2_tests, node_tests, split_rows,
+ weight_outside) = kernels("optimal", "NO_FEATURE", "TEST_WIDTH", "depth2_node",
+                           "depth2_tests", "node_tests", "split_rows", "weight_outside")
 binary_features, solve_depth2_binary = kernels("optimal_pairs", "binary_features",
                                                "solve_depth2_binary")
 rehash, solve_depth3_binary = kernels("optimal_deep", "rehash", "solve_depth3_binary")
@@ -142,13 +142,17 @@ class Search:
             solve_depth2_binary(self.codes, self.y, self.w, rows, low, high,
                                 self.fc.categorical, self.n_classes, depth,
                                 self.options.min_samples_leaf, self._error, self._tests)
+        if not binary:  # the node's tables once, for every piece of its root tests
+            node = depth2_node(self.codes, self.y, self.w, rows, self.fc.n_codes,
+                               self.fc.categorical, self.n_classes, depth, self.learn,
+                               self.max_subset, self.options.min_samples_leaf, True,
+                               self._error, self._tests)
         while not binary:  # root tests in pieces: the time limit is checked in between
             began = time.perf_counter()
-            n_tests, first = solve_depth2(self.codes, self.y, self.w, rows,
-                                          self.fc.n_codes, self.fc.categorical,
-                                          self.n_classes, depth, self.learn, self.max_subset,
-                                          self.options.min_samples_leaf, first,
-                                          first + chunk, self._error, self._tests)
+            n_tests, first = depth2_tests(node, self.codes, self.y, self.w, rows,
+                                          self.fc.categorical, self.n_classes, self.learn,
+                                          self.max_subset, self.options.min_samples_leaf,
+                                          first, first + chunk, self._error, self._tests)
             if first >= n_tests:
                 break
             self.check_time()
