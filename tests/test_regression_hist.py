@@ -381,3 +381,36 @@ def test_cli_trains_a_hist_regression_tree(tmp_path, monkeypatch, capsys):
     assert cli.main(["train", "airquality.csv", "--target", "Ozone", "--splitter", "hist",
                      "--max-bins", "1", "--out", "bad.json"]) == 2
     assert "quercus: error: max_bins must be an int in [2, 65535]" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("digit", [32, 42, 52])
+def test_quick_rounding_of_two_limbs_is_the_general_rounding(digit):
+    """round_sums' float path for sums of one or two limbs (|high| < 2**53) gives the
+    general path's float, the exact sum correctly rounded (ties to even, signs, carries
+    out of the low limb); for subnormal results both round the 53-bit sum once more, as
+    the general path always did."""
+    from quercus._kernels.exact_sums import _round_one, round_sums
+
+    rng = np.random.default_rng(digit)
+    n = 4000
+    limbs = np.zeros((n, 3), dtype=np.int64)
+    limbs[:, 0] = rng.integers(-2**61, 2**61, size=n) >> rng.integers(0, 60, size=n)
+    limbs[:, 1] = rng.integers(-2**52, 2**52, size=n) >> rng.integers(0, 52, size=n)
+    limbs[:, 2] = 1
+    for k in range(0, 400, 4):  # ties and their neighbours: 54 and more bits
+        top = 1 << int(rng.integers(1, 52))
+        limbs[k:k + 4, 1] = top
+        limbs[k:k + 4, 0] = np.array([0, 1, -1, 2]) + (1 << max(0, digit - 3))
+    limbs[400:800] *= -1
+    for scale in (-1090, -1060, -60, 0, 30):
+        out = np.full((n, 3), np.nan)
+        round_sums(limbs, np.array([0, 0, 0]), np.array([0, 2, 0]),
+                   np.array([0, scale, 0]), digit, 2, True, 2, out)
+        digits = np.empty(5, dtype=np.int64)
+        slow = [_round_one(limbs, i, 0, 2, scale, digit, digits) for i in range(n)]
+        np.testing.assert_array_equal(out[:, 1], slow)
+        for i in range(0, n, 97):
+            exact = (Fraction(int(limbs[i, 1])) * 2**digit + int(limbs[i, 0])) \
+                * Fraction(2) ** scale
+            if abs(exact) >= Fraction(2) ** -1022 or exact == 0:
+                assert out[i, 1] == float(exact)
