@@ -405,7 +405,7 @@ def test_quick_rounding_of_two_limbs_is_the_general_rounding(digit):
     for scale in (-1090, -1060, -60, 0, 30):
         out = np.full((n, 3), np.nan)
         round_sums(limbs, np.array([0, 0, 0]), np.array([0, 2, 0]),
-                   np.array([0, scale, 0]), digit, 2, True, 2, out)
+                   np.array([0, scale, 0]), digit, 2, True, 2, out, np.zeros(0, np.int64))
         digits = np.empty(5, dtype=np.int64)
         slow = [_round_one(limbs, i, 0, 2, scale, digit, digits) for i in range(n)]
         np.testing.assert_array_equal(out[:, 1], slow)

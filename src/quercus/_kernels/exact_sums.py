@@ -273,11 +273,12 @@ def _round_one(limbs, i, offset, n_limbs, scale, digit, digits):
 
 @njit(cache=True)
 def round_sums(limbs, offsets, sizes, scales, digit, count, unit_weights, n_quantities,
-               out):
+               out, counts):
     """out[i, q] for the first ``n_quantities`` quantities q of (W, S, Q): the float64
     nearest to the sum at ``scales[q]`` in ``limbs[i, offsets[q]:offsets[q] + sizes[q]]``
     (base 2**digit); a quantity without limbs is the row count (W with unit weights) or 0;
-    a sum of no rows (``limbs[i, count]`` 0) is 0.
+    a sum of no rows (``limbs[i, count]`` 0) is 0; the other quantities NaN. ``counts``,
+    unless empty, gets each row count ``limbs[i, count]``.
 
     A sum of at most two limbs is high * 2**digit + low with 0 <= low < 2**digit; when
     |high| < 2**53 both terms are doubles, so their one float addition is the sum
@@ -288,6 +289,12 @@ def round_sums(limbs, offsets, sizes, scales, digit, count, unit_weights, n_quan
     mask = (1 << digit) - 1
     base = float(1 << digit)
     n = limbs.shape[0]
+    if counts.shape[0] > 0:
+        for i in range(n):
+            counts[i] = limbs[i, count]
+    for q in range(n_quantities, 3):
+        for i in range(n):
+            out[i, q] = np.nan
     for q in range(n_quantities):
         size = sizes[q]
         offset = offsets[q]

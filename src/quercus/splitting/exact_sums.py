@@ -72,11 +72,14 @@ class SumLayout:
     def round(self, limbs: np.ndarray, quantities: int = 3) -> np.ndarray:
         """Sums (..., width) int64 -> (..., 3) float64 (W, S, Q), each rounded once (the
         first ``quantities`` of them; the others NaN)."""
+        return self._round(limbs, quantities, _NO_COUNTS)
+
+    def _round(self, limbs: np.ndarray, quantities: int, counts: np.ndarray) -> np.ndarray:
         flat = np.ascontiguousarray(limbs.reshape(-1, self.width))
-        out = np.full((flat.shape[0], 3), np.nan)
+        out = np.empty((flat.shape[0], 3))
         offsets, sizes, scales = self._arrays
         round_sums(flat, offsets, sizes, scales, self.digit, self.count, self.unit_weights,
-                   quantities, out)
+                   quantities, out, counts)
         return out.reshape(limbs.shape[:-1] + (3,))
 
     def without_squares(self) -> SumLayout:
@@ -92,7 +95,11 @@ class SumLayout:
         """A node's limb histograms (n_features, bins, width) -> float sums (n_features,
         bins, 3) and row counts (n_features, bins). Only W and S are rounded per bin (the
         split search reads no per-bin Q; a node's Q comes from ``round`` of its totals)."""
-        return self.round(limbs, 2), np.ascontiguousarray(limbs[..., self.count])
+        counts = np.empty(limbs.shape[:-1], dtype=np.int64)
+        return self._round(limbs, 2, counts.reshape(-1)), counts
+
+
+_NO_COUNTS = np.zeros(0, dtype=np.int64)
 
 
 def _quantities(y: np.ndarray, w: np.ndarray) -> tuple:

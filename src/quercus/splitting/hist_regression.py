@@ -93,6 +93,16 @@ class RegressionHistSplitter(RegressionNodes, HistSplitter):
         sums = self._rounded.pop((start, end), None)
         return self.layout.round(self._totals[(start, end)]) if sums is None else sums
 
+    @staticmethod
+    def impurity(sums) -> float:
+        """``squared_error`` of the sums, in Python floats (the same IEEE operations as
+        the kernel: no call into numba for each of a fit's nodes and children)."""
+        w, s, q = float(sums[0]), float(sums[1]), float(sums[2])
+        if w <= 0.0:
+            return 0.0
+        mean = s / w
+        return q / w - mean * mean
+
     def release(self, start: int, end: int) -> None:
         super().release(start, end)
         self._totals.pop((start, end), None)  # its rows stay: a sibling may fill from them
@@ -136,13 +146,14 @@ class RegressionHistSplitter(RegressionNodes, HistSplitter):
         n_left = (int(self._node[3][split.feature][split.left_bins].sum()) if searched
                   else -1)
         k = self._copy.pop((start, end))
-        left = np.empty(self.layout.width, dtype=np.int64)
+        children = np.empty((2, self.layout.width), dtype=np.int64)
+        left, right = children
         n_left = int(partition_ordered(self._bins[k], self._words[k], self._limbs[k],
                                        self._words[1 - k], self._limbs[1 - k], start, end,
                                        split.feature, split.left_bins, n_left, left))
         mid = start + n_left
-        right = self._totals.pop((start, end)) - left
-        rounded = self.layout.round(np.stack([left, right]))
+        np.subtract(self._totals.pop((start, end)), left, out=right)
+        rounded = self.layout.round(children)
         for segment, totals, sums in (((start, mid), left, rounded[0]),
                                       ((mid, end), right, rounded[1])):
             self._totals[segment] = totals
