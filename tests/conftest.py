@@ -40,7 +40,7 @@ def _warm_worker():
                   np.zeros((1, 1), np.bool_), np.zeros(1, np.int32), np.zeros(1, np.int32))
     add_limb_counts(binned, np.zeros((2, 3), np.int64), np.zeros(2, np.int32),
                     np.zeros((1, 1, 1, 3), np.int64))
-    to_limbs(np.ones(2), 0, 0, 4, np.zeros((2, 4), np.int64))
+    to_limbs(np.ones(2), 0, 0, 4, 32, np.zeros((2, 4), np.int64))
 
 
 @pytest.fixture(scope="session")

@@ -3,6 +3,7 @@ search over the same bins, the exact regressor's tree when every value has its o
 missing values, categories, weights, pruning and the estimator's interface."""
 
 import itertools
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -236,29 +237,118 @@ def test_predict_gives_each_rows_leaf_mean(categorical):
 
 
 def test_fill_equals_bincount_for_any_blocks():
-    from quercus._kernels.exact_sums import fill_limb_histograms
+    from quercus._kernels.exact_sums import fill_ordered_histograms
     from quercus.splitting.exact_sums import layout_of
 
     rng = np.random.default_rng(5)
-    binned = rng.integers(0, 7, size=(300, 5)).astype(np.uint8)  # row-major bins
+    bins = rng.integers(0, 7, size=(300, 8)).astype(np.uint8)  # 5 features, padded to 8
     y, w = rng.normal(size=300), rng.random(300)
     layout = layout_of(y, w)
-    row_limbs = layout.row_limbs(y, w)
-    rows = np.sort(rng.choice(300, 120, replace=False)).astype(np.int64)
+    n_sums = layout.quantities[2][0]  # W's and S's limbs
+    row_limbs = np.ascontiguousarray(layout.row_limbs(y, w)[:, :layout.count])
+    start, end = 40, 160
     outs = []
     for n_blocks in (1, 2, 5):
-        limbs = np.full((5, 8, layout.width), 9, dtype=np.int64)
-        fill_limb_histograms(binned, rows, row_limbs, limbs, n_blocks)
+        limbs = np.full((5, 8, n_sums + 1), 9, dtype=np.int64)
+        fill_ordered_histograms(bins, row_limbs, start, end, n_sums, limbs, n_blocks)
         outs.append(limbs)
-    hist, counts = layout.round_hist(outs[0])
+    hist, counts = layout.without_squares().round_hist(outs[0])
     for f in range(5):
-        b = binned[rows, f]
+        b = bins[start:end, f]
         np.testing.assert_array_equal(counts[f], np.bincount(b, minlength=8))
-        for k, weights in enumerate((w[rows], (w * y)[rows])):  # Q: per node only
+        for k, weights in enumerate((w[start:end], (w * y)[start:end])):  # Q: per node
             np.testing.assert_allclose(hist[f, :, k],
                                        np.bincount(b, weights=weights, minlength=8), atol=1e-12)
     for limbs in outs[1:]:  # the same integers, whatever the blocks
         np.testing.assert_array_equal(limbs, outs[0])
+
+
+@pytest.mark.parametrize("n_sums", [0, 1, 2, 3, 4, 6])
+def test_fill_of_every_width_equals_the_sums(n_sums):
+    """The spelt-out widths (1-4 limbs) and the general loop add the same limbs."""
+    from quercus._kernels.exact_sums import fill_ordered_histograms
+
+    rng = np.random.default_rng(n_sums)
+    bins = rng.integers(0, 6, size=(200, 3)).astype(np.uint16)
+    limbs = rng.integers(-2**40, 2**40, size=(200, max(n_sums, 1)))
+    hist = np.zeros((3, 6, n_sums + 1), dtype=np.int64)
+    fill_ordered_histograms(bins, limbs, 10, 190, n_sums, hist, 1)
+    for f in range(3):
+        for b in range(6):
+            rows = np.flatnonzero(bins[10:190, f] == b) + 10
+            assert hist[f, b, n_sums] == rows.size
+            np.testing.assert_array_equal(hist[f, b, :n_sums], limbs[rows, :n_sums].sum(axis=0))
+
+
+def test_partition_is_stable_and_sums_the_left_rows():
+    from quercus._kernels.exact_sums import partition_ordered
+
+    rng = np.random.default_rng(2)
+    bins = rng.integers(0, 5, size=(100, 8)).astype(np.uint8)
+    limbs = rng.integers(-2**40, 2**40, size=(100, 3))
+    goes_left = np.array([True, False, True, False, False])
+    start, end, feature = 20, 90, 3
+    left_rows = [p for p in range(start, end) if goes_left[bins[p, feature]]]
+    right_rows = [p for p in range(start, end) if not goes_left[bins[p, feature]]]
+    for n_left in (len(left_rows), -1):  # known from the histogram, or counted
+        out_bins, out_limbs = np.zeros_like(bins), np.zeros_like(limbs)
+        left = np.empty(4, dtype=np.int64)
+        got = partition_ordered(bins, bins.view(np.uint64), limbs, out_bins.view(np.uint64),
+                                out_limbs, start, end, feature, goes_left, n_left, left)
+        assert got == len(left_rows)
+        order = left_rows + right_rows
+        np.testing.assert_array_equal(out_bins[start:end], bins[order])
+        np.testing.assert_array_equal(out_limbs[start:end], limbs[order])
+        np.testing.assert_array_equal(left[:3], limbs[left_rows].sum(axis=0))
+        assert left[3] == len(left_rows)
+        assert not out_bins[:start].any() and not out_bins[end:].any()  # nothing else
+
+
+@pytest.mark.parametrize("n_rows", [1, 2, 3, 1000, 4095, 4096, 2**20 - 1, 2**20, 2**29])
+def test_digit_is_the_widest_whose_row_sums_stay_below_2_62(n_rows):
+    from quercus.splitting.exact_sums import MAX_DIGIT, digit_bits
+
+    digit = digit_bits(n_rows)
+    assert n_rows * 2**digit < 2**62  # n_rows digits below 2**digit each
+    assert digit == MAX_DIGIT or n_rows * 2**(digit + 1) >= 2**62
+    assert digit >= 32  # below MAX_ROWS (2**30) rows
+
+
+@pytest.mark.parametrize("n_rows", [1000, 5000])
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_limb_count_at_its_edges(n_rows, sign):
+    """Targets whose integers need exactly k digits get k limbs, one more bit k + 1; sums
+    of many rows at the top of the range outgrow the top limb and still round exactly,
+    while a layout of one limb fewer loses them (so the count is not more than needed and
+    not less)."""
+    from dataclasses import replace
+
+    from quercus.splitting.exact_sums import digit_bits, layout_of
+
+    digit = digit_bits(n_rows)
+    w = np.ones(n_rows)
+    for k in (1, 2, 3):
+        # the largest whole double below 2**(k digit)
+        top = 2.0 ** (k * digit) - 2.0 ** max(0, k * digit - 53)
+        y = np.full(n_rows, sign * top)
+        y[0] = 1.0  # lowest set bit 2**0: the integers span k * digit bits
+        layout = layout_of(y, w)
+        assert layout.digit == digit
+        offset, n_limbs, scale = layout.quantities[1]
+        assert (n_limbs, scale) == (k, 0)
+        exact = float(sum(map(Fraction, y)))
+        sums = layout.round(layout.row_limbs(y, w).sum(axis=0))
+        assert sums[1] == exact
+        assert sums[2] == float(sum(Fraction(v) * Fraction(v) for v in y))
+        wider = y.copy()
+        wider[1] = sign * 2.0 ** (k * digit)  # one bit more
+        assert layout_of(wider, w).quantities[1][1] == k + 1
+        if k > 1:  # one limb fewer drops the top digit of every row
+            q = layout.quantities
+            fewer = replace(layout, quantities=(q[0], (offset, k - 1, scale),
+                                                (q[2][0] - 1, q[2][1], q[2][2])),
+                            width=layout.width - 1)
+            assert fewer.round(fewer.row_limbs(y, w).sum(axis=0))[1] != exact
 
 
 def test_hist_refuses_criteria_its_sums_cannot_rank(monkeypatch):
@@ -291,3 +381,36 @@ def test_cli_trains_a_hist_regression_tree(tmp_path, monkeypatch, capsys):
     assert cli.main(["train", "airquality.csv", "--target", "Ozone", "--splitter", "hist",
                      "--max-bins", "1", "--out", "bad.json"]) == 2
     assert "quercus: error: max_bins must be an int in [2, 65535]" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("digit", [32, 42, 52])
+def test_quick_rounding_of_two_limbs_is_the_general_rounding(digit):
+    """round_sums' float path for sums of one or two limbs (|high| < 2**53) gives the
+    general path's float, the exact sum correctly rounded (ties to even, signs, carries
+    out of the low limb); for subnormal results both round the 53-bit sum once more, as
+    the general path always did."""
+    from quercus._kernels.exact_sums import _round_one, round_sums
+
+    rng = np.random.default_rng(digit)
+    n = 4000
+    limbs = np.zeros((n, 3), dtype=np.int64)
+    limbs[:, 0] = rng.integers(-2**61, 2**61, size=n) >> rng.integers(0, 60, size=n)
+    limbs[:, 1] = rng.integers(-2**52, 2**52, size=n) >> rng.integers(0, 52, size=n)
+    limbs[:, 2] = 1
+    for k in range(0, 400, 4):  # ties and their neighbours: 54 and more bits
+        top = 1 << int(rng.integers(1, 52))
+        limbs[k:k + 4, 1] = top
+        limbs[k:k + 4, 0] = np.array([0, 1, -1, 2]) + (1 << max(0, digit - 3))
+    limbs[400:800] *= -1
+    for scale in (-1090, -1060, -60, 0, 30):
+        out = np.full((n, 3), np.nan)
+        round_sums(limbs, np.array([0, 0, 0]), np.array([0, 2, 0]),
+                   np.array([0, scale, 0]), digit, 2, True, 2, out, np.zeros(0, np.int64))
+        digits = np.empty(5, dtype=np.int64)
+        slow = [_round_one(limbs, i, 0, 2, scale, digit, digits) for i in range(n)]
+        np.testing.assert_array_equal(out[:, 1], slow)
+        for i in range(0, n, 97):
+            exact = (Fraction(int(limbs[i, 1])) * 2**digit + int(limbs[i, 0])) \
+                * Fraction(2) ** scale
+            if abs(exact) >= Fraction(2) ** -1022 or exact == 0:
+                assert out[i, 1] == float(exact)

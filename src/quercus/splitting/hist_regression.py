@@ -1,10 +1,18 @@
 """The histogram splitter of regression trees: ``HistSplitter`` with per-bin sums
-``(W, S, Q)`` (weight, weighted target, weighted squared target) instead of class weights.
+``(W, S)`` (weight, weighted target) and row counts instead of class weights.
 
 The sums are exact: held in fixed point (``exact_sums.SumLayout``) and rounded to float64
 once per bin and node, so they do not depend on the order of the rows (a Dask cluster's
 partitions give the same tree, ``quercus.dask``); the larger child's histograms are its
-parent's minus its sibling's, exactly.
+parent's minus its sibling's, exactly. A node's squared targets ``Q`` (for its impurity)
+are summed over its rows, not per bin: the partition that makes a split's children adds
+up the left child's limbs as it moves them (the right child's are the parent's minus
+those), and the split search reads no per-bin Q.
+
+The rows are kept in node order: a copy of their bins (row by row) and limbs in which each
+node's rows lie side by side, the partition of a split writing its children into a second
+copy (and the next split back), so a node's fill reads memory in sequence rather than one
+scattered row at a time.
 
 Everything else is the classifier's: the bins (``binning.BinMapper``, a missing bin of its
 own), the smaller child's histograms filled and the larger's obtained by subtraction, the
@@ -18,11 +26,12 @@ import numpy as np
 
 from .._kernel_path import kernels
 from .exact_sums import SumLayout, layout_of
-from .hist import HistSplitter
+from .hist import HistSplitter, _Siblings
 from .regression import RegressionNodes, class_free_options
 
 scan_sum_histograms = kernels("histogram_regression", "scan_sum_histograms")
-fill_limb_histograms, sum_rows = kernels("exact_sums", "fill_limb_histograms", "sum_rows")
+fill_ordered_histograms, partition_ordered = kernels(
+    "exact_sums", "fill_ordered_histograms", "partition_ordered")
 best_mean_ordered_split = kernels("split_regression", "best_mean_ordered_split")
 
 # From this many (rows x features) a node's histograms are filled on every thread, a block
@@ -49,12 +58,30 @@ class RegressionHistSplitter(RegressionNodes, HistSplitter):
                                               min_samples_leaf, min_weight_leaf))
         self.y = np.ascontiguousarray(y, dtype=np.float64)
         self.class_factor = None  # sums, not class counts: no per-class factors
-        self._ones = None
-        # the bins row by row too (one more byte per value): one cache line per row
-        self._binned_rows = np.ascontiguousarray(self.binned.T)
+        self._buffer = None  # the partition writes into the other node-order copy
         self.layout = layout or layout_of(self.y, self.sample_weight)
-        self._row_limbs = self.layout.row_limbs(self.y, self.sample_weight)
-        self._totals: dict[tuple, np.ndarray] = {}  # (start, end) -> its sums' limbs
+        # the histograms hold W's and S's limbs and the count (Q's limbs are per node)
+        self._n_sums = self.layout.quantities[2][0]
+        self.hist_layout = self.layout.without_squares()
+        row_limbs = self.layout.row_limbs(self.y, self.sample_weight)
+        n_features = self.binned.shape[0]
+        # two node-order copies of the bins, row by row, each row padded to whole 64-bit
+        # words (the partition moves a row's bins a word at a time), and of the limbs
+        per_word = 8 // self.binned.dtype.itemsize
+        bins = np.zeros((n_rows, -(-n_features // per_word) * per_word),
+                        dtype=self.binned.dtype)
+        bins[:, :n_features] = self.binned.T
+        self._bins = (bins, np.empty_like(bins))
+        self._words = tuple(b.view(np.uint64) for b in self._bins)
+        m = self.layout.count
+        self._limbs = (np.ascontiguousarray(row_limbs[:, :m]), np.empty((n_rows, m), np.int64))
+        self._totals = {(0, n_rows): row_limbs.sum(axis=0)}  # (start, end) -> its limbs
+        self._copy = {(0, n_rows): 0}  # (start, end) -> the node-order copy holding it
+        self._rounded: dict[tuple, np.ndarray] = {}  # split children's (W, S, Q)
+
+    def rows(self, start: int, end: int) -> np.ndarray:
+        raise NotImplementedError("the hist regression splitter keeps its rows in node "
+                                  "order, not as row indices")
 
     @property
     def total_weight(self) -> float:
@@ -62,45 +89,83 @@ class RegressionHistSplitter(RegressionNodes, HistSplitter):
 
     def class_weights(self, start: int, end: int) -> np.ndarray:
         """The segment's (W, S, Q), exact sums rounded once (a split's children's from
-        their parent's histograms, as on a cluster)."""
-        totals = self._totals.get((start, end))
-        if totals is None:
-            totals = np.empty(self.layout.width, dtype=np.int64)
-            sum_rows(self.rows(start, end), self._row_limbs, totals)
-        return self.layout.round(totals)
+        the partition that made them)."""
+        sums = self._rounded.pop((start, end), None)
+        return self.layout.round(self._totals[(start, end)]) if sums is None else sums
 
-    def apply(self, start: int, end: int, split) -> int:
-        node_start, node_end, limbs, _ = self._node
-        mid = super().apply(start, end, split)
-        if (node_start, node_end) == (start, end):
-            left = limbs[split.feature][split.left_bins].sum(axis=0)
-            parent = self._totals.pop((start, end), None)
-            if parent is None:
-                parent = limbs[split.feature].sum(axis=0)
-            self._totals[(start, mid)] = left
-            self._totals[(mid, end)] = parent - left
-        return mid
+    @staticmethod
+    def impurity(sums) -> float:
+        """``squared_error`` of the sums, in Python floats (the same IEEE operations as
+        the kernel: no call into numba for each of a fit's nodes and children)."""
+        w, s, q = float(sums[0]), float(sums[1]), float(sums[2])
+        if w <= 0.0:
+            return 0.0
+        mean = s / w
+        return q / w - mean * mean
+
+    def release(self, start: int, end: int) -> None:
+        super().release(start, end)
+        self._totals.pop((start, end), None)  # its rows stay: a sibling may fill from them
 
     def _fill(self, start, end):
-        """The segment's limb histograms (n_features, bins, width) and row counts."""
-        shape = (self.binned.shape[0], self.missing_bin + 1)
-        limbs = np.empty(shape + (self.layout.width,), dtype=np.int64)
-        parallel = (end - start) * shape[0] >= PARALLEL_MIN_CELLS
-        if parallel:
+        """The segment's limb histograms (n_features, bins, W and S limbs, count)."""
+        k = self._copy[(start, end)]
+        n_features = self.binned.shape[0]
+        hist = np.empty((n_features, self.missing_bin + 1, self._n_sums + 1), dtype=np.int64)
+        n_blocks = 1
+        if (end - start) * n_features >= PARALLEL_MIN_CELLS:
             import numba  # only nodes big enough for threads, which run compiled
 
-            n_blocks = min(numba.get_num_threads(), shape[0])
-        else:
-            n_blocks = 1
-        fill_limb_histograms(self._binned_rows, self.rows(start, end), self._row_limbs,
-                             limbs, n_blocks)
-        return limbs, limbs[..., self.layout.count]
+            n_blocks = min(numba.get_num_threads(), n_features)
+        fill_ordered_histograms(self._bins[k], self._limbs[k], start, end, self._n_sums,
+                                hist, n_blocks)
+        return hist
+
+    def _histograms(self, start, end):
+        """The segment's limb histograms: filled, or its parent's minus its sibling's."""
+        siblings = self._pending.pop((start, end), None)
+        if siblings is None:
+            return self._fill(start, end)
+        if siblings.small_hist is None:
+            siblings.small_hist = self._fill(*siblings.small)
+        if (start, end) == siblings.small:
+            return siblings.small_hist
+        return siblings.parent - siblings.small_hist
 
     def find(self, start: int, end: int):
-        limbs, counts = self._histograms(start, end)
+        limbs = self._histograms(start, end)
+        hist, counts = self.hist_layout.round_hist(limbs)
         self._node = (start, end, limbs, counts)
-        hist, counts = self.layout.round_hist(limbs)
         return self.find_in(hist, counts, end - start)
+
+    def apply(self, start: int, end: int, split) -> int:
+        """Partition the segment's rows (left first) into the other node-order copy,
+        summing the left child's limbs on the way; children's histograms come later."""
+        self.count_category_map(split)
+        searched = self._node is not None and self._node[:2] == (start, end)
+        n_left = (int(self._node[3][split.feature][split.left_bins].sum()) if searched
+                  else -1)
+        k = self._copy.pop((start, end))
+        children = np.empty((2, self.layout.width), dtype=np.int64)
+        left, right = children
+        n_left = int(partition_ordered(self._bins[k], self._words[k], self._limbs[k],
+                                       self._words[1 - k], self._limbs[1 - k], start, end,
+                                       split.feature, split.left_bins, n_left, left))
+        mid = start + n_left
+        np.subtract(self._totals.pop((start, end)), left, out=right)
+        rounded = self.layout.round(children)
+        for segment, totals, sums in (((start, mid), left, rounded[0]),
+                                      ((mid, end), right, rounded[1])):
+            self._totals[segment] = totals
+            self._rounded[segment] = sums
+            self._copy[segment] = 1 - k
+        if searched and start < mid < end:
+            small = (start, mid) if mid - start <= end - mid else (mid, end)
+            siblings = _Siblings(self._node[2], small)
+            self._pending[(start, mid)] = siblings
+            self._pending[(mid, end)] = siblings
+        self._node = None
+        return mid
 
     def _scan(self, hist, counts, numeric, n_total) -> tuple:
         out = self._scan_outputs(numeric.shape[0])
