@@ -7,7 +7,8 @@ Neither sets a deadline: fitting on a cold numba cache would make timing checks 
 
 The suite turns off the background warm-up of the kernels (``QUERCUS_WARMUP=0``, inherited
 by the processes it starts): it compiles what it runs itself, and a warm-up started by a
-test would compete with the tests and outlive the run. tests/test_warmup.py tests it.
+test would compete with the tests and outlive the run. tests/test_warmup.py tests it. For
+the same reason its own fits keep the short pure budget on a cold cache.
 """
 
 from __future__ import annotations
@@ -19,6 +20,20 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 os.environ["QUERCUS_WARMUP"] = "0"
+
+
+def _short_cold_budgets():
+    """The suite's own fits switch to compiled after 2 s of pure Python whatever the cache
+    holds, as before the longer budgets of uncached kernels (up to 50 s of pure fits a
+    worker on a cold cache); tests of the budgets set theirs (test_pure_kernels.py,
+    test_warmup.py)."""
+    from quercus import _kernel_path
+
+    _kernel_path.COLD_BUDGETS = dict.fromkeys(_kernel_path.COLD_BUDGETS,
+                                              _kernel_path.PURE_BUDGET)
+
+
+_short_cold_budgets()
 
 _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 

@@ -114,6 +114,7 @@ def test_pure_and_compiled_kernels_write_the_same_model_files(case, monkeypatch,
 
 def test_the_mode_follows_the_size_and_the_environment(monkeypatch):
     monkeypatch.delenv("QUERCUS_KERNELS", raising=False)
+    monkeypatch.setattr(_kernel_path, "COLD_BUDGETS", {"c45": 20.0, "cart": 10.0})
     monkeypatch.setattr(_kernel_path, "_spent", {})
     monkeypatch.setattr(_kernel_path, "_warm", {"c45": True})
     assert _kernel_path.pure_wanted(344, 7, "c45")

@@ -68,6 +68,7 @@ def test_a_cold_family_starts_one_warmup(cache, monkeypatch):
     monkeypatch.setattr(subprocess, "Popen", Popen)
     monkeypatch.setenv("QUERCUS_WARMUP", "1")
     monkeypatch.setattr(_kernel_path, "_warm", {})
+    monkeypatch.setattr(_kernel_path, "_spent", {})  # earlier tests' pure seconds
     assert not _kernel_path.cached("c45")
     assert not _kernel_path.cached("cart")
     assert _kernel_path.pure_wanted(344, 7, "c45")
@@ -98,6 +99,7 @@ def test_the_warmup_can_be_turned_off(cache, monkeypatch, setting):
 
 def test_a_cached_family_gets_the_short_budget(cache, monkeypatch):
     monkeypatch.setenv("QUERCUS_WARMUP", "0")
+    monkeypatch.setattr(_kernel_path, "COLD_BUDGETS", {"c45": 20.0, "rpart": 12.0})
     monkeypatch.setattr(_kernel_path, "_warm", {})
     for module in _kernel_path.FAMILY_MODULES["rpart"]:
         _index(cache, module)
@@ -110,17 +112,17 @@ def test_a_cached_family_gets_the_short_budget(cache, monkeypatch):
 
 
 def test_the_warmup_compiles_what_a_small_fit_needs(cache):
-    """``python -m quercus._warmup cart`` fills the cache so that a later small CART fit
-    (numeric, categorical and missing values, compiled) compiles nothing, and removes its
-    lock."""
+    """``python -m quercus._warmup hist`` fills the cache so that a later small histogram
+    CART fit (numeric, categorical and missing values, compiled) compiles nothing, and
+    removes its lock."""
     lock = cache / _kernel_path.WARMUP_LOCK
     cache.mkdir(parents=True, exist_ok=True)
     lock.write_bytes(b"")
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "QUERCUS_WARMUP_LOCK": str(lock)}
-    subprocess.run([sys.executable, "-m", "quercus._warmup", "cart"], env=env, check=True,
+    subprocess.run([sys.executable, "-m", "quercus._warmup", "hist"], env=env, check=True,
                    timeout=900)
     assert not lock.exists()
-    assert _kernel_path.family_cached("cart")
+    assert _kernel_path.family_cached("hist")
     fit = """
 import numpy as np, pandas as pd
 from numba.core import event
@@ -135,7 +137,7 @@ X = pd.DataFrame({"x": rng.normal(size=200), "w": rng.normal(size=200),
                   "island": rng.choice(["Biscoe", "Dream", "Torgersen"], 200)})
 X.loc[::17, "x"] = np.nan
 y = np.where(X["w"] > 0, "A", np.where(X["island"] == "Dream", "B", "C"))
-model = quercus.DecisionTreeClassifier(prune="1se", random_state=0).fit(X, y)
+model = quercus.DecisionTreeClassifier(splitter="hist", random_state=0).fit(X, y)
 model.predict(X); model.predict_proba(X)
 print(compiled)
 """
