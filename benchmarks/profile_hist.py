@@ -57,6 +57,10 @@ def install() -> None:
     hist_module.scan_histograms = timed("split search", hist_module.scan_histograms)
     hist_module.best_subset_split = timed("split search", hist_module.best_subset_split)
     hist_module.partition_by_bin = timed("partition", hist_module.partition_by_bin)
+    install_binning()
+
+
+def install_binning() -> None:
     binning.BinMapper.fit = timed("binning (edges)", binning.BinMapper.fit)
     binning.BinMapper.transform = timed("binning (transform)", binning.BinMapper.transform)
 
@@ -74,8 +78,7 @@ def install_regression() -> None:
     exact_sums.round_sums = timed("rounding", exact_sums.round_sums)
     exact_sums.to_limbs = timed("row limbs", exact_sums.to_limbs)
     exact_sums.value_range = timed("row limbs", exact_sums.value_range)
-    binning.BinMapper.fit = timed("binning (edges)", binning.BinMapper.fit)
-    binning.BinMapper.transform = timed("binning (transform)", binning.BinMapper.transform)
+    install_binning()
 
 
 def main() -> None:

@@ -41,7 +41,7 @@ def test_a_family_is_cached_when_every_module_has_a_fresh_index(cache):
     _index(cache, _kernel_path.FAMILY_MODULES["cart"][-1])
     assert _kernel_path.family_cached("cart")
     # an index older than a kernel source is stale (numba's stamp is the package's hash)
-    sources = Path(_kernel_path.numba_cache_dirs.__code__.co_filename).parent / "_kernels"
+    sources = Path(_kernel_path.__file__).parent / "_kernels"
     age = time.time() - min(p.stat().st_mtime for p in sources.glob("*.py")) + 60
     _index(cache, _kernel_path.FAMILY_MODULES["cart"][0], age=age)
     assert not _kernel_path.family_cached("cart")

@@ -30,6 +30,7 @@ import ast
 import builtins
 import contextlib
 import contextvars
+import functools
 import hashlib
 import importlib
 import importlib.util
@@ -100,8 +101,8 @@ def cached(family: str) -> bool:
 def _check_cache() -> None:
     """Note which families' kernels numba's cache holds; warm the others up (once)."""
     cached = cached_modules()
-    for name, modules in FAMILY_MODULES.items():
-        _warm[name] = all(module in cached for module in modules)
+    for name in FAMILY_MODULES:
+        _warm[name] = family_cached(name, cached)
     cold = [name for name in FAMILY_MODULES if not _warm[name]]
     if cold:
         start_warmup(cold)
@@ -123,11 +124,17 @@ def use_pure(rows: int, features: int, family: str | None = None):
         _pure.reset(token)
 
 
+@functools.cache
+def _kernel_dir() -> str:
+    """The directory of the ``_kernels`` sources (found without importing them)."""
+    return os.path.dirname(importlib.util.find_spec(f"{PACKAGE}._jit").origin)
+
+
 def numba_cache_dirs() -> list[str]:
     """Where numba caches the compiled kernels (``_jit``'s locators, numba's places):
     ``NUMBA_CACHE_DIR``, else ``__pycache__`` beside the source, else the user's cache;
     worked out without importing numba."""
-    here = os.path.dirname(importlib.util.find_spec(f"{PACKAGE}._jit").origin)
+    here = _kernel_dir()
     subpath = f"{os.path.basename(here)}_{hashlib.sha1(here.encode()).hexdigest()}"
     chosen = os.environ.get("NUMBA_CACHE_DIR")
     if chosen:
@@ -138,9 +145,8 @@ def numba_cache_dirs() -> list[str]:
 
 def _newest_source() -> float:
     """The newest modification time of the kernel sources (0 if unreadable)."""
-    here = os.path.dirname(importlib.util.find_spec(f"{PACKAGE}._jit").origin)
     try:
-        return max(entry.stat().st_mtime for entry in os.scandir(here)
+        return max(entry.stat().st_mtime for entry in os.scandir(_kernel_dir())
                    if entry.name.endswith(".py"))
     except (OSError, ValueError):
         return 0.0
@@ -220,9 +226,10 @@ def cached_modules() -> set[str]:
     return fresh
 
 
-def family_cached(family: str) -> bool:
-    """Whether numba's cache holds the family's kernels (``FAMILY_MODULES``)."""
-    cached = cached_modules()
+def family_cached(family: str, cached: set[str] | None = None) -> bool:
+    """Whether numba's cache holds the family's kernels (``FAMILY_MODULES``); ``cached``:
+    ``cached_modules()``, if already read."""
+    cached = cached_modules() if cached is None else cached
     return all(module in cached for module in FAMILY_MODULES[family])
 
 
