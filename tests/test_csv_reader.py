@@ -161,6 +161,13 @@ def test_unknown_target_lists_columns(tmp_path: Path) -> None:
     assert "outlook, temp, humidity, windy, play" in message
 
 
+def test_unknown_target_lists_columns_without_r_row_names(tmp_path: Path) -> None:
+    """R's write.csv writes a nameless row-names column first; the reader leaves it out,
+    and so does the list of columns in the error (not ': , a, b')."""
+    path = write(tmp_path, '"","a","y"\n"1",1.5,"p"\n"2",NA,"q"\n', "r.csv")
+    assert error_of(path, target="class").endswith("columns are: a, y")
+
+
 @pytest.mark.parametrize(
     ("text", "line", "fields"),
     [

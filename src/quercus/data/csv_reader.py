@@ -100,9 +100,8 @@ def read_csv(
     if schema is not None and target is None and schema.target in header:
         target = schema.target
     if target is not None and target not in header:
-        raise DataError(
-            f"{name}: unknown target column '{target}'; columns are: {', '.join(header)}"
-        )
+        raise DataError(f"{name}: unknown target column '{target}'; columns are: "
+                        f"{column_list(header)}")
     forced_cat = _override_set(name, header, categorical, "categorical")
     forced_num = _override_set(name, header, numeric, "numeric")
     both = forced_cat & forced_num
@@ -166,6 +165,11 @@ def _records(name: str, delimiter: str) -> Iterator[tuple[int, list[str]]]:
         raise DataError(f"{name}: cannot parse the file ({exc})") from None
     except (*READ_ERRORS, ValueError) as exc:  # e.g. a damaged compressed file
         raise read_errors(name, exc) from None
+
+
+def column_list(header: list[str]) -> str:
+    """The header's column names for a message, without R's nameless row-names column."""
+    return ", ".join(header[1:] if header and header[0] == ROW_NAMES else header)
 
 
 def _read_header(name: str, delimiter: str) -> tuple[list[str], int]:

@@ -37,6 +37,7 @@ from .csv_reader import (
     _read_header,
     _records,
     _Strings,
+    column_list,
 )
 from .frames import DEFAULT_NA_TOKENS, is_integral, na_tokens, sorted_categories
 from .schema import CATEGORICAL, NUMERIC, Codebook, FeatureSpec, Schema
@@ -115,7 +116,7 @@ def read_csv_binned(path: str | os.PathLike, target: str, *,
     header, header_line = _read_header(name, ",")
     if target not in header:
         raise DataError(f"{name}: unknown target column '{target}'; columns are: "
-                        f"{', '.join(header)}")
+                        f"{column_list(header)}")
     forced = set([categorical] if isinstance(categorical, str) else categorical or ())
     forced_num = set([numeric] if isinstance(numeric, str) else numeric or ())
     for what, cols in (("categorical", forced), ("numeric", forced_num)):
