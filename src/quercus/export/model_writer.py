@@ -7,7 +7,6 @@ into estimators) imports this module, never the other way round.
 
 from __future__ import annotations
 
-import json
 import math
 from importlib import metadata
 from numbers import Integral, Real
@@ -19,6 +18,7 @@ import numpy as np
 from ..errors import ModelFileError
 from .atomic import write_atomically
 from .interval_xml import save_xml
+from .json_text import dumps_indented
 from .rpart_entries import rpart_entries
 
 __all__ = ["ESTIMATOR", "FORMAT", "FORMAT_VERSION", "ITEMS_TAG", "model_to_dict",
@@ -162,7 +162,7 @@ def save_model(model, path) -> None:
 
     def write(handle: TextIO) -> None:
         # one string, one write: the same text as json.dump, without its many small writes
-        handle.write(json.dumps(document, allow_nan=False, indent=1) + "\n")
+        handle.write(dumps_indented(document) + "\n")
 
     try:
         write_atomically(path, write)

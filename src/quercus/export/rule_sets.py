@@ -43,6 +43,7 @@ from .conditions import (
     premise_text,
     refuse_regressor,
 )
+from .json_text import dumps_indented
 from .rule_match import (
     atomic_conditions,
     condition_from_json,
@@ -189,7 +190,7 @@ class RuleSet:
                 "schema": self.schema.to_json()}
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=1, allow_nan=False) + "\n"
+        return dumps_indented(self.to_dict()) + "\n"
 
     @classmethod
     def from_dict(cls, document: dict) -> RuleSet:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,6 +19,7 @@ from .conditions import (
     regression_text,
     walk,
 )
+from .json_text import dumps_indented
 
 __all__ = ["Rule", "rules_to_dict", "rules_to_json", "rules_to_text", "simplify",
            "tree_to_rules"]
@@ -196,4 +196,4 @@ def rules_to_dict(model) -> dict:
 
 def rules_to_json(model) -> str:
     """``rules_to_dict`` as indented JSON text (ending with a newline)."""
-    return json.dumps(rules_to_dict(model), indent=1, allow_nan=False) + "\n"
+    return dumps_indented(rules_to_dict(model)) + "\n"
