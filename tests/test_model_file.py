@@ -139,7 +139,7 @@ def fitted():
 
 
 @pytest.mark.parametrize("target, error", [
-    ("model_writer.json.dumps", RuntimeError("disk full")),
+    ("model_writer.dumps_indented", RuntimeError("disk full")),
     ("atomic.os.replace", OSError(28, "No space left")),
 ])
 def test_failed_write_leaves_old_file_and_no_temp(tmp_path, monkeypatch, fitted, target, error):
@@ -149,8 +149,11 @@ def test_failed_write_leaves_old_file_and_no_temp(tmp_path, monkeypatch, fitted,
     def fail(*args, **kwargs):
         raise error
 
-    module, library, name = target.split(".")
-    monkeypatch.setattr(getattr(getattr(quercus.export, module), library), name, fail)
+    *owners, name = target.split(".")
+    owner = quercus.export
+    for part in owners:
+        owner = getattr(owner, part)
+    monkeypatch.setattr(owner, name, fail)
     with pytest.raises((RuntimeError, ModelFileError)):
         save_model(fitted, path)
     assert path.read_text() == "old contents"

@@ -70,6 +70,8 @@ def _param_to_json(name: str, value):
 
 def _floats_to_json(values: list) -> list:
     """Replace +-inf (not valid JSON) with the strings "inf" / "-inf"."""
+    if math.inf not in values and -math.inf not in values:  # one C-level scan (most lists)
+        return values
     return [("inf" if v > 0 else "-inf") if isinstance(v, float) and math.isinf(v) else v
             for v in values]
 
