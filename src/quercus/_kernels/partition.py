@@ -7,6 +7,11 @@ from numba import prange
 
 from ._jit import njit
 
+#: Rows x features of a node below which its per-feature kernels run on one thread: a
+#: parallel region costs tens of microseconds to start on a quiet machine and
+#: milliseconds when other processes keep the cores busy (then every small node waits).
+PARALLEL_MIN_WORK = 200_000
+
 
 @njit(cache=True)
 def route_numeric(X, rows, feature, threshold, missing_left, out_left):
@@ -29,28 +34,48 @@ def route_categorical(X, rows, feature, category_branch, missing_branch, out_lef
             out_left[r] = category_branch[int(v)] == 0
 
 
-@njit(parallel=True, cache=True)
-def partition_orders(order, start, end, goes_left, buffer):
-    """Stable partition of ``order[f, start:end]`` for every f: left rows first.
+@njit(cache=True)
+def _partition_feature(order, f, start, end, goes_left, buffer):
+    """Stable partition of ``order[f, start:end]``: left rows first."""
+    n_left = start
+    n_right = 0
+    for p in range(start, end):
+        r = order[f, p]
+        if goes_left[r]:
+            order[f, n_left] = r
+            n_left += 1
+        else:
+            buffer[f, n_right] = r
+            n_right += 1
+    for k in range(n_right):
+        order[f, n_left + k] = buffer[f, k]
 
-    Sorted order within each side is kept, so children need no new sort. Returns the
-    number of rows that go left.
-    """
-    for f in prange(order.shape[0]):
-        n_left = start
-        n_right = 0
-        for p in range(start, end):
-            r = order[f, p]
-            if goes_left[r]:
-                order[f, n_left] = r
-                n_left += 1
-            else:
-                buffer[f, n_right] = r
-                n_right += 1
-        for k in range(n_right):
-            order[f, n_left + k] = buffer[f, k]
+
+@njit(cache=True)
+def _count_left(order, start, end, goes_left):
     count = 0
     for p in range(start, end):
         if goes_left[order[0, p]]:
             count += 1
     return count
+
+
+@njit(parallel=True, cache=True)
+def partition_orders(order, start, end, goes_left, buffer):
+    """Stable partition of ``order[f, start:end]`` for every f: left rows first.
+
+    Sorted order within each side is kept, so children need no new sort. Returns the
+    number of rows that go left. Features spread over threads: for big nodes only
+    (``partition_orders_serial`` below ``PARALLEL_MIN_WORK``).
+    """
+    for f in prange(order.shape[0]):
+        _partition_feature(order, f, start, end, goes_left, buffer)
+    return _count_left(order, start, end, goes_left)
+
+
+@njit(cache=True)
+def partition_orders_serial(order, start, end, goes_left, buffer):
+    """``partition_orders`` on one thread."""
+    for f in range(order.shape[0]):
+        _partition_feature(order, f, start, end, goes_left, buffer)
+    return _count_left(order, start, end, goes_left)

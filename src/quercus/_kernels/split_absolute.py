@@ -136,6 +136,71 @@ def prefix_abs_errors(ranks, weights, sorted_y, tree_w, tree_wy, out):
                                                   - median * (total_w - below_w))
 
 
+@njit(cache=True)
+def _absolute_split(i, X, y, sample_weight, order, start, end, features, rank, sorted_y,
+                    min_samples_leaf, min_weight_leaf, out_proxy, out_threshold,
+                    out_missing_left, n):
+    """Item ``i`` of ``best_absolute_splits``."""
+    f = features[i]
+    out_proxy[i] = -np.inf
+    out_threshold[i] = np.nan
+    out_missing_left[i] = False
+    n_missing = missing_if_splittable(X, order, f, start, end)
+    if n_missing < 0:
+        return
+    n_known = n - n_missing
+    seq = order[f, start:end]
+    seq_rank = np.empty(n, dtype=np.int64)
+    seq_w = np.empty(n)
+    for p in range(n):
+        seq_rank[p] = rank[seq[p]]
+        seq_w[p] = sample_weight[seq[p]]
+    w_total = seq_w.sum()
+    w_missing = seq_w[n_known:].sum()
+    tree_w = np.empty(n + 1)
+    tree_wy = np.empty(n + 1)
+    left = np.empty(n)
+    right = np.empty(n)
+    best = -np.inf
+    n_passes = 2 if n_missing > 0 else 1
+    for pass_index in range(n_passes):
+        missing_left = pass_index == 1
+        if missing_left:  # left: the missing rows then known[:p + 1]; right: known[p + 1:]
+            prefix_abs_errors(np.concatenate((seq_rank[n_known:], seq_rank[:n_known])),
+                              np.concatenate((seq_w[n_known:], seq_w[:n_known])),
+                              sorted_y, tree_w, tree_wy, left)
+            prefix_abs_errors(seq_rank[:n_known][::-1], seq_w[:n_known][::-1], sorted_y,
+                              tree_w, tree_wy, right)
+            w_left = w_missing
+            n_left = n_missing
+            offset = n_missing
+            n_tail = n_known
+        else:  # left: known[:p + 1]; right: the rest, missing rows included
+            prefix_abs_errors(seq_rank, seq_w, sorted_y, tree_w, tree_wy, left)
+            prefix_abs_errors(seq_rank[::-1], seq_w[::-1], sorted_y, tree_w, tree_wy,
+                              right)
+            w_left = 0.0
+            n_left = 0
+            offset = 0
+            n_tail = n
+        for p in range(n_known):
+            r = seq[p]
+            w_left += seq_w[p]
+            n_left += 1
+            q = p + 1
+            next_row = seq[q] if q < n_known else r
+            if not cut_is_valid(X, f, r, next_row, q, n_known, n_missing, missing_left,
+                                n_left, n, w_left, w_total, min_samples_leaf,
+                                min_weight_leaf):
+                continue
+            proxy = -(left[offset + p] + right[n_tail - p - 2])
+            if proxy > best:
+                best = proxy
+                out_threshold[i] = cut_threshold(X, f, r, next_row, q, n_known)
+                out_missing_left[i] = n_left > n - n_left if n_missing == 0 else missing_left
+    out_proxy[i] = best
+
+
 @njit(parallel=True, cache=True)
 def best_absolute_splits(
     X, y, sample_weight, order, start, end, features, rank, sorted_y, min_samples_leaf,
@@ -150,64 +215,22 @@ def best_absolute_splits(
     """
     n = end - start
     for i in prange(features.shape[0]):
-        f = features[i]
-        out_proxy[i] = -np.inf
-        out_threshold[i] = np.nan
-        out_missing_left[i] = False
-        n_missing = missing_if_splittable(X, order, f, start, end)
-        if n_missing < 0:
-            continue
-        n_known = n - n_missing
-        seq = order[f, start:end]
-        seq_rank = np.empty(n, dtype=np.int64)
-        seq_w = np.empty(n)
-        for p in range(n):
-            seq_rank[p] = rank[seq[p]]
-            seq_w[p] = sample_weight[seq[p]]
-        w_total = seq_w.sum()
-        w_missing = seq_w[n_known:].sum()
-        tree_w = np.empty(n + 1)
-        tree_wy = np.empty(n + 1)
-        left = np.empty(n)
-        right = np.empty(n)
-        best = -np.inf
-        n_passes = 2 if n_missing > 0 else 1
-        for pass_index in range(n_passes):
-            missing_left = pass_index == 1
-            if missing_left:  # left: the missing rows then known[:p + 1]; right: known[p + 1:]
-                prefix_abs_errors(np.concatenate((seq_rank[n_known:], seq_rank[:n_known])),
-                                  np.concatenate((seq_w[n_known:], seq_w[:n_known])),
-                                  sorted_y, tree_w, tree_wy, left)
-                prefix_abs_errors(seq_rank[:n_known][::-1], seq_w[:n_known][::-1], sorted_y,
-                                  tree_w, tree_wy, right)
-                w_left = w_missing
-                n_left = n_missing
-                offset = n_missing
-                n_tail = n_known
-            else:  # left: known[:p + 1]; right: the rest, missing rows included
-                prefix_abs_errors(seq_rank, seq_w, sorted_y, tree_w, tree_wy, left)
-                prefix_abs_errors(seq_rank[::-1], seq_w[::-1], sorted_y, tree_w, tree_wy,
-                                  right)
-                w_left = 0.0
-                n_left = 0
-                offset = 0
-                n_tail = n
-            for p in range(n_known):
-                r = seq[p]
-                w_left += seq_w[p]
-                n_left += 1
-                q = p + 1
-                next_row = seq[q] if q < n_known else r
-                if not cut_is_valid(X, f, r, next_row, q, n_known, n_missing, missing_left,
-                                    n_left, n, w_left, w_total, min_samples_leaf,
-                                    min_weight_leaf):
-                    continue
-                proxy = -(left[offset + p] + right[n_tail - p - 2])
-                if proxy > best:
-                    best = proxy
-                    out_threshold[i] = cut_threshold(X, f, r, next_row, q, n_known)
-                    out_missing_left[i] = n_left > n - n_left if n_missing == 0 else missing_left
-        out_proxy[i] = best
+        _absolute_split(i, X, y, sample_weight, order, start, end, features, rank, sorted_y,
+                        min_samples_leaf, min_weight_leaf, out_proxy, out_threshold,
+                        out_missing_left, n)
+
+
+@njit(cache=True)
+def best_absolute_splits_serial(
+    X, y, sample_weight, order, start, end, features, rank, sorted_y, min_samples_leaf,
+    min_weight_leaf, out_proxy, out_threshold, out_missing_left,
+):
+    """``best_absolute_splits`` on one thread (nodes below ``PARALLEL_MIN_WORK``)."""
+    n = end - start
+    for i in range(features.shape[0]):
+        _absolute_split(i, X, y, sample_weight, order, start, end, features, rank, sorted_y,
+                        min_samples_leaf, min_weight_leaf, out_proxy, out_threshold,
+                        out_missing_left, n)
 
 
 @njit(cache=True)

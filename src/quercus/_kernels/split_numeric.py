@@ -31,6 +31,85 @@ def trailing_missing(X, order, f, start, end):
     return n_missing
 
 
+@njit(cache=True)
+def _numeric_split(i, X, y, sample_weight, order, start, end, features, n_classes, criterion,
+                   min_samples_leaf, min_weight_leaf, monotonic, lower, upper, out_proxy,
+                   out_threshold, out_missing_left, n):
+    """Item ``i`` of ``best_numeric_splits``."""
+    f = features[i]
+    out_proxy[i] = -np.inf
+    out_threshold[i] = np.nan
+    out_missing_left[i] = False
+    n_missing = trailing_missing(X, order, f, start, end)
+    n_known = n - n_missing
+    if n_known == 0:
+        return
+    first_value = X[order[f, start], f]
+    last_value = X[order[f, start + n_known - 1], f]
+    if n_missing == 0 and last_value <= first_value + FEATURE_THRESHOLD:
+        return
+    total = np.zeros(n_classes)
+    missing = np.zeros(n_classes)
+    for p in range(start, end):
+        r = order[f, p]
+        total[y[r]] += sample_weight[r]
+        if p >= start + n_known:
+            missing[y[r]] += sample_weight[r]
+    left = np.empty(n_classes)
+    right = np.empty(n_classes)
+    best = -np.inf
+    n_passes = 2 if n_missing > 0 else 1
+    for pass_index in range(n_passes):
+        missing_left = pass_index == 1
+        if missing_left:
+            left[:] = missing
+            n_left = n_missing
+        else:
+            left[:] = 0.0
+            n_left = 0
+        for p in range(n_known):
+            r = order[f, start + p]
+            left[y[r]] += sample_weight[r]
+            n_left += 1
+            q = p + 1
+            if q < n_known:
+                value = X[r, f]
+                next_value = X[order[f, start + q], f]
+                if next_value <= value + FEATURE_THRESHOLD:
+                    continue
+            elif missing_left or n_missing == 0:
+                continue  # nothing would go right
+            n_right = n - n_left
+            if n_left < min_samples_leaf or n_right < min_samples_leaf:
+                continue
+            weight_left = 0.0
+            for k in range(n_classes):
+                right[k] = total[k] - left[k]
+                weight_left += left[k]
+            weight_right = 0.0
+            for k in range(n_classes):
+                weight_right += right[k]
+            if weight_left < min_weight_leaf or weight_right < min_weight_leaf:
+                continue
+            if weight_left <= 0.0 or weight_right <= 0.0:
+                continue
+            if monotonic[f] != 0 and not monotone_ok(left, right, weight_left, weight_right,
+                                                     monotonic[f], lower, upper):
+                continue
+            proxy = split_proxy(left, right, weight_left, weight_right, criterion)
+            if proxy > best:
+                best = proxy
+                if q == n_known:
+                    out_threshold[i] = np.inf
+                else:
+                    out_threshold[i] = _midpoint(X[r, f], X[order[f, start + q], f])
+                if n_missing == 0:
+                    out_missing_left[i] = n_left > n_right
+                else:
+                    out_missing_left[i] = missing_left
+    out_proxy[i] = best
+
+
 @njit(parallel=True, cache=True)
 def best_numeric_splits(
     X, y, sample_weight, order, start, end, features, n_classes, criterion,
@@ -51,75 +130,20 @@ def best_numeric_splits(
     """
     n = end - start
     for i in prange(features.shape[0]):
-        f = features[i]
-        out_proxy[i] = -np.inf
-        out_threshold[i] = np.nan
-        out_missing_left[i] = False
-        n_missing = trailing_missing(X, order, f, start, end)
-        n_known = n - n_missing
-        if n_known == 0:
-            continue
-        first_value = X[order[f, start], f]
-        last_value = X[order[f, start + n_known - 1], f]
-        if n_missing == 0 and last_value <= first_value + FEATURE_THRESHOLD:
-            continue
-        total = np.zeros(n_classes)
-        missing = np.zeros(n_classes)
-        for p in range(start, end):
-            r = order[f, p]
-            total[y[r]] += sample_weight[r]
-            if p >= start + n_known:
-                missing[y[r]] += sample_weight[r]
-        left = np.empty(n_classes)
-        right = np.empty(n_classes)
-        best = -np.inf
-        n_passes = 2 if n_missing > 0 else 1
-        for pass_index in range(n_passes):
-            missing_left = pass_index == 1
-            if missing_left:
-                left[:] = missing
-                n_left = n_missing
-            else:
-                left[:] = 0.0
-                n_left = 0
-            for p in range(n_known):
-                r = order[f, start + p]
-                left[y[r]] += sample_weight[r]
-                n_left += 1
-                q = p + 1
-                if q < n_known:
-                    value = X[r, f]
-                    next_value = X[order[f, start + q], f]
-                    if next_value <= value + FEATURE_THRESHOLD:
-                        continue
-                elif missing_left or n_missing == 0:
-                    continue  # nothing would go right
-                n_right = n - n_left
-                if n_left < min_samples_leaf or n_right < min_samples_leaf:
-                    continue
-                weight_left = 0.0
-                for k in range(n_classes):
-                    right[k] = total[k] - left[k]
-                    weight_left += left[k]
-                weight_right = 0.0
-                for k in range(n_classes):
-                    weight_right += right[k]
-                if weight_left < min_weight_leaf or weight_right < min_weight_leaf:
-                    continue
-                if weight_left <= 0.0 or weight_right <= 0.0:
-                    continue
-                if monotonic[f] != 0 and not monotone_ok(left, right, weight_left, weight_right,
-                                                         monotonic[f], lower, upper):
-                    continue
-                proxy = split_proxy(left, right, weight_left, weight_right, criterion)
-                if proxy > best:
-                    best = proxy
-                    if q == n_known:
-                        out_threshold[i] = np.inf
-                    else:
-                        out_threshold[i] = _midpoint(X[r, f], X[order[f, start + q], f])
-                    if n_missing == 0:
-                        out_missing_left[i] = n_left > n_right
-                    else:
-                        out_missing_left[i] = missing_left
-        out_proxy[i] = best
+        _numeric_split(i, X, y, sample_weight, order, start, end, features, n_classes,
+                       criterion, min_samples_leaf, min_weight_leaf, monotonic, lower, upper,
+                       out_proxy, out_threshold, out_missing_left, n)
+
+
+@njit(cache=True)
+def best_numeric_splits_serial(
+    X, y, sample_weight, order, start, end, features, n_classes, criterion,
+    min_samples_leaf, min_weight_leaf, monotonic, lower, upper, out_proxy, out_threshold,
+    out_missing_left,
+):
+    """``best_numeric_splits`` on one thread (nodes below ``PARALLEL_MIN_WORK``)."""
+    n = end - start
+    for i in range(features.shape[0]):
+        _numeric_split(i, X, y, sample_weight, order, start, end, features, n_classes,
+                       criterion, min_samples_leaf, min_weight_leaf, monotonic, lower, upper,
+                       out_proxy, out_threshold, out_missing_left, n)

@@ -127,6 +127,69 @@ def squared_error(w_sum, s_sum, q_sum):
     return q_sum / w_sum - mean * mean
 
 
+@njit(cache=True)
+def _regression_split(i, X, y, sample_weight, order, start, end, features, min_samples_leaf,
+                      min_weight_leaf, out_proxy, out_threshold, out_missing_left, criterion,
+                      n):
+    """Item ``i`` of ``best_regression_splits``."""
+    f = features[i]
+    out_proxy[i] = -np.inf
+    out_threshold[i] = np.nan
+    out_missing_left[i] = False
+    n_missing = missing_if_splittable(X, order, f, start, end)
+    if n_missing < 0:
+        return
+    n_known = n - n_missing
+    w_total = 0.0
+    s_total = 0.0
+    w_missing = 0.0
+    s_missing = 0.0
+    for p in range(start, end):
+        r = order[f, p]
+        w_total += sample_weight[r]
+        s_total += sample_weight[r] * y[r]
+        if p >= start + n_known:
+            w_missing += sample_weight[r]
+            s_missing += sample_weight[r] * y[r]
+    best = -np.inf
+    n_passes = 2 if n_missing > 0 else 1
+    for pass_index in range(n_passes):
+        missing_left = pass_index == 1
+        if missing_left:
+            w_left = w_missing
+            s_left = s_missing
+            n_left = n_missing
+        else:
+            w_left = 0.0
+            s_left = 0.0
+            n_left = 0
+        for p in range(n_known):
+            r = order[f, start + p]
+            w_left += sample_weight[r]
+            s_left += sample_weight[r] * y[r]
+            n_left += 1
+            q = p + 1
+            next_row = order[f, start + q] if q < n_known else r
+            if not cut_is_valid(X, f, r, next_row, q, n_known, n_missing, missing_left,
+                                n_left, n, w_left, w_total, min_samples_leaf,
+                                min_weight_leaf):
+                continue
+            w_right = w_total - w_left
+            s_right = s_total - s_left
+            if criterion == POISSON:
+                if s_left <= EPSILON or s_right <= EPSILON:
+                    continue
+                proxy = (s_left * np.log(s_left / w_left)
+                         + s_right * np.log(s_right / w_right))
+            else:
+                proxy = s_left * s_left / w_left + s_right * s_right / w_right
+            if proxy > best:
+                best = proxy
+                out_threshold[i] = cut_threshold(X, f, r, next_row, q, n_known)
+                out_missing_left[i] = n_left > n - n_left if n_missing == 0 else missing_left
+    out_proxy[i] = best
+
+
 @njit(parallel=True, cache=True)
 def best_regression_splits(
     X, y, sample_weight, order, start, end, features, min_samples_leaf, min_weight_leaf,
@@ -142,62 +205,22 @@ def best_regression_splits(
     """
     n = end - start
     for i in prange(features.shape[0]):
-        f = features[i]
-        out_proxy[i] = -np.inf
-        out_threshold[i] = np.nan
-        out_missing_left[i] = False
-        n_missing = missing_if_splittable(X, order, f, start, end)
-        if n_missing < 0:
-            continue
-        n_known = n - n_missing
-        w_total = 0.0
-        s_total = 0.0
-        w_missing = 0.0
-        s_missing = 0.0
-        for p in range(start, end):
-            r = order[f, p]
-            w_total += sample_weight[r]
-            s_total += sample_weight[r] * y[r]
-            if p >= start + n_known:
-                w_missing += sample_weight[r]
-                s_missing += sample_weight[r] * y[r]
-        best = -np.inf
-        n_passes = 2 if n_missing > 0 else 1
-        for pass_index in range(n_passes):
-            missing_left = pass_index == 1
-            if missing_left:
-                w_left = w_missing
-                s_left = s_missing
-                n_left = n_missing
-            else:
-                w_left = 0.0
-                s_left = 0.0
-                n_left = 0
-            for p in range(n_known):
-                r = order[f, start + p]
-                w_left += sample_weight[r]
-                s_left += sample_weight[r] * y[r]
-                n_left += 1
-                q = p + 1
-                next_row = order[f, start + q] if q < n_known else r
-                if not cut_is_valid(X, f, r, next_row, q, n_known, n_missing, missing_left,
-                                    n_left, n, w_left, w_total, min_samples_leaf,
-                                    min_weight_leaf):
-                    continue
-                w_right = w_total - w_left
-                s_right = s_total - s_left
-                if criterion == POISSON:
-                    if s_left <= EPSILON or s_right <= EPSILON:
-                        continue
-                    proxy = (s_left * np.log(s_left / w_left)
-                             + s_right * np.log(s_right / w_right))
-                else:
-                    proxy = s_left * s_left / w_left + s_right * s_right / w_right
-                if proxy > best:
-                    best = proxy
-                    out_threshold[i] = cut_threshold(X, f, r, next_row, q, n_known)
-                    out_missing_left[i] = n_left > n - n_left if n_missing == 0 else missing_left
-        out_proxy[i] = best
+        _regression_split(i, X, y, sample_weight, order, start, end, features, min_samples_leaf,
+                          min_weight_leaf, out_proxy, out_threshold, out_missing_left,
+                          criterion, n)
+
+
+@njit(cache=True)
+def best_regression_splits_serial(
+    X, y, sample_weight, order, start, end, features, min_samples_leaf, min_weight_leaf,
+    out_proxy, out_threshold, out_missing_left, criterion=SQUARED_ERROR,
+):
+    """``best_regression_splits`` on one thread (nodes below ``PARALLEL_MIN_WORK``)."""
+    n = end - start
+    for i in range(features.shape[0]):
+        _regression_split(i, X, y, sample_weight, order, start, end, features, min_samples_leaf,
+                          min_weight_leaf, out_proxy, out_threshold, out_missing_left,
+                          criterion, n)
 
 
 @njit(cache=True)

@@ -16,13 +16,21 @@ from ..tree import CATEGORICAL, NUMERIC
 
 ENTROPY, GINI, impurity_of, node_class_weights = kernels(
     "impurity", "ENTROPY", "GINI", "impurity_of", "node_class_weights")
-partition_orders, route_categorical, route_numeric = kernels(
-    "partition", "partition_orders", "route_categorical", "route_numeric")
+(PARALLEL_MIN_WORK, partition_orders, partition_orders_serial, route_categorical,
+ route_numeric) = kernels("partition", "PARALLEL_MIN_WORK", "partition_orders",
+                          "partition_orders_serial", "route_categorical", "route_numeric")
 best_subset_split, category_class_weights = kernels(
     "split_categorical", "best_subset_split", "category_class_weights")
-FEATURE_THRESHOLD, best_numeric_splits = kernels(
-    "split_numeric", "FEATURE_THRESHOLD", "best_numeric_splits")
+FEATURE_THRESHOLD, best_numeric_splits, best_numeric_splits_serial = kernels(
+    "split_numeric", "FEATURE_THRESHOLD", "best_numeric_splits", "best_numeric_splits_serial")
 random_numeric_splits = kernels("split_random", "random_numeric_splits")
+
+def threaded(start: int, end: int, n_features: int) -> bool:
+    """Whether a node's per-feature kernel is worth threads: big nodes only (numba starts a
+    parallel region in tens of microseconds on an idle machine, in milliseconds on a busy
+    one, and most nodes of a tree are small)."""
+    return (end - start) * n_features >= PARALLEL_MIN_WORK
+
 
 CRITERION_CODES = {"gini": GINI, "entropy": ENTROPY, "log_loss": ENTROPY}
 
@@ -179,7 +187,9 @@ class CartSplitter(SplitterBase):
                     self.min_samples_leaf, self.min_weight_leaf, self.monotonic, lower, upper,
                     self._proxy, self._threshold, self._missing_left)
             else:
-                best_numeric_splits(
+                sweep = (best_numeric_splits if threaded(start, end, len(numeric))
+                         else best_numeric_splits_serial)
+                sweep(
                     self.X, self.y, self.sample_weight, self.order, start, end, numeric,
                     self.n_classes, self.criterion, self.min_samples_leaf,
                     self.min_weight_leaf, self.monotonic, lower, upper, self._proxy,
@@ -232,5 +242,7 @@ class CartSplitter(SplitterBase):
         else:
             route_categorical(self.X, rows, split.feature, split.category_map,
                               split.missing_branch, self._goes_left)
-        n_left = partition_orders(self.order, start, end, self._goes_left, self._buffer)
+        partition = (partition_orders if threaded(start, end, self.order.shape[0])
+                     else partition_orders_serial)
+        n_left = partition(self.order, start, end, self._goes_left, self._buffer)
         return start + int(n_left)

@@ -13,12 +13,12 @@ import numpy as np
 
 from .._kernel_path import kernels
 from ..tree import CATEGORICAL, NUMERIC
-from .cart import CartSplitter, Split
+from .cart import CartSplitter, Split, threaded
 
-(best_mean_ordered_split, best_regression_splits, category_sums, node_sums,
- squared_error) = kernels("split_regression", "best_mean_ordered_split",
-                          "best_regression_splits", "category_sums", "node_sums",
-                          "squared_error")
+(best_mean_ordered_split, best_regression_splits, best_regression_splits_serial,
+ category_sums, node_sums, squared_error) = kernels(
+    "split_regression", "best_mean_ordered_split", "best_regression_splits",
+    "best_regression_splits_serial", "category_sums", "node_sums", "squared_error")
 
 #: friedman_mse is another name of squared_error, as in scikit-learn 1.9: Friedman's
 #: improvement w_l * w_r / (w_l + w_r) * (mean_l - mean_r)**2 is a cut's decrease of the
@@ -101,9 +101,11 @@ class RegressionSplitter(RegressionNodes, CartSplitter):
 
     def _numeric(self, start: int, end: int, features: np.ndarray) -> None:
         """Fill ``_proxy``, ``_threshold``, ``_missing_left`` with each feature's best cut."""
-        best_regression_splits(self.X, self.y, self.sample_weight, self.order, start, end,
-                               features, self.min_samples_leaf, self.min_weight_leaf,
-                               self._proxy, self._threshold, self._missing_left)
+        sweep = (best_regression_splits if threaded(start, end, len(features))
+                 else best_regression_splits_serial)
+        sweep(self.X, self.y, self.sample_weight, self.order, start, end, features,
+              self.min_samples_leaf, self.min_weight_leaf, self._proxy, self._threshold,
+              self._missing_left)
 
     def _categorical(self, feature: int, start: int, end: int) -> Split | None:
         if not self.may_split_categorical(feature):

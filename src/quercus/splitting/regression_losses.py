@@ -13,16 +13,17 @@ import numpy as np
 from .._kernel_path import kernels
 from ..errors import DataError
 from ..tree import CATEGORICAL
-from .cart import Split
+from .cart import Split, threaded
 from .regression import RegressionSplitter
 
-best_absolute_splits, best_absolute_subset_split, node_absolute_stats, node_ranks = kernels(
-    "split_absolute", "best_absolute_splits", "best_absolute_subset_split",
-    "node_absolute_stats", "node_ranks")
+(best_absolute_splits, best_absolute_splits_serial, best_absolute_subset_split,
+ node_absolute_stats, node_ranks) = kernels(
+    "split_absolute", "best_absolute_splits", "best_absolute_splits_serial",
+    "best_absolute_subset_split", "node_absolute_stats", "node_ranks")
 best_poisson_subset_split, node_poisson_stats = kernels(
     "split_poisson", "best_poisson_subset_split", "node_poisson_stats")
-POISSON, best_regression_splits = kernels("split_regression", "POISSON",
-                                          "best_regression_splits")
+POISSON, best_regression_splits, best_regression_splits_serial = kernels(
+    "split_regression", "POISSON", "best_regression_splits", "best_regression_splits_serial")
 
 
 class AbsoluteErrorSplitter(RegressionSplitter):
@@ -50,10 +51,11 @@ class AbsoluteErrorSplitter(RegressionSplitter):
 
     def _numeric(self, start: int, end: int, features: np.ndarray) -> None:
         sorted_y = node_ranks(self.y, self.rows(start, end), self._rank)
-        best_absolute_splits(self.X, self.y, self.sample_weight, self.order, start, end,
-                             features, self._rank, sorted_y, self.min_samples_leaf,
-                             self.min_weight_leaf, self._proxy, self._threshold,
-                             self._missing_left)
+        sweep = (best_absolute_splits if threaded(start, end, len(features))
+                 else best_absolute_splits_serial)
+        sweep(self.X, self.y, self.sample_weight, self.order, start, end, features, self._rank,
+              sorted_y, self.min_samples_leaf, self.min_weight_leaf, self._proxy,
+              self._threshold, self._missing_left)
 
     def _categorical(self, feature: int, start: int, end: int) -> Split | None:
         if not self.may_split_categorical(feature):
@@ -95,9 +97,11 @@ class PoissonSplitter(RegressionSplitter):
         return float(sums[2] / sums[0]) if sums[0] > 0 else 0.0
 
     def _numeric(self, start: int, end: int, features: np.ndarray) -> None:
-        best_regression_splits(self.X, self.y, self.sample_weight, self.order, start, end,
-                               features, self.min_samples_leaf, self.min_weight_leaf,
-                               self._proxy, self._threshold, self._missing_left, POISSON)
+        sweep = (best_regression_splits if threaded(start, end, len(features))
+                 else best_regression_splits_serial)
+        sweep(self.X, self.y, self.sample_weight, self.order, start, end, features,
+              self.min_samples_leaf, self.min_weight_leaf, self._proxy, self._threshold,
+              self._missing_left, POISSON)
 
 
 _SPLITTERS = {"squared_error": RegressionSplitter, "friedman_mse": RegressionSplitter,
