@@ -7,10 +7,14 @@ from numba import prange
 
 from ._jit import njit
 
-#: Rows x features of a node below which its per-feature kernels run on one thread: a
-#: parallel region costs tens of microseconds to start on a quiet machine and
-#: milliseconds when other processes keep the cores busy (then every small node waits).
-PARALLEL_MIN_WORK = 200_000
+#: Rows x features of a node below which its per-feature kernels run on one thread. On an
+#: idle machine threads win even on small nodes (a region starts in ~10 us), but when other
+#: processes keep the cores busy each start waits for a time slice (milliseconds): a
+#: 286-row CART fit took 1.3-6 s instead of 0.25 s at a load of 3.5. Above this size a
+#: node's work pays for such a wait; below it are most of a tree's nodes, which cost a
+#: 100,000-row fit about 15% more time on a lightly loaded machine (docs/architecture.md,
+#: "Threads for big nodes only").
+PARALLEL_MIN_WORK = 30_000
 
 
 @njit(cache=True)

@@ -26,9 +26,8 @@ FEATURE_THRESHOLD, best_numeric_splits, best_numeric_splits_serial = kernels(
 random_numeric_splits = kernels("split_random", "random_numeric_splits")
 
 def threaded(start: int, end: int, n_features: int) -> bool:
-    """Whether a node's per-feature kernel is worth threads: big nodes only (numba starts a
-    parallel region in tens of microseconds on an idle machine, in milliseconds on a busy
-    one, and most nodes of a tree are small)."""
+    """Whether a node's per-feature kernels take threads: nodes of at least
+    ``PARALLEL_MIN_WORK`` rows x features (``_kernels/partition.py``)."""
     return (end - start) * n_features >= PARALLEL_MIN_WORK
 
 
