@@ -19,8 +19,8 @@ import numpy as np
 from .._kernel_path import kernels
 from ..splitting.optimal_codes import FeatureCodes
 
-(NO_FEATURE, TEST_WIDTH, depth2_node, depth2_tests, node_tests, split_rows,
- weight_outside) = kernels("optimal", "NO_FEATURE", "TEST_WIDTH", "depth2_node",
+(KNOWN, NO_FEATURE, ORDERED, TEST_WIDTH, depth2_node, depth2_tests, node_tests, split_rows,
+ weight_outside) = kernels("optimal", "KNOWN", "NO_FEATURE", "ORDERED", "TEST_WIDTH", "depth2_node",
                            "depth2_tests", "node_tests", "split_rows", "weight_outside")
 binary_features, solve_depth2_binary = kernels("optimal_pairs", "binary_features",
                                                "solve_depth2_binary")
@@ -112,6 +112,7 @@ class Search:
             self.chunk, self.chunk3 = 64, 4
         self._trees = np.zeros((2, 3, TEST_WIDTH), dtype=np.int64)
         self.memo = None  # the depth-3 kernel's memo of depth-2 children (memo_room)
+        self.intervals = True  # interval pruning of ordered tests (interval_splits)
 
     # -- pieces ------------------------------------------------------------------------------
     def class_weights(self, rows: np.ndarray) -> np.ndarray:
@@ -236,6 +237,9 @@ class Search:
                                                            or self.options.max_gap == 0):
             best_cost, best_tree = self.depth3(rows, tests, order, best_cost, best_tree,
                                                root)
+        elif self.intervals and self.similar and len(self.budget_options(depth, budget)) == 1:
+            best_cost, best_tree = self.interval_splits(rows, depth, budget, tests, errors,
+                                                        order, best_cost, best_tree, root)
         else:
             best_cost, best_tree = self.splits(rows, depth, budget, tests, order, best_cost,
                                                best_tree, root)
@@ -266,6 +270,128 @@ class Search:
                     if root is not None:
                         root.found(best_cost, best_tree)
         return best_cost, best_tree
+
+    def interval_splits(self, rows, depth, budget, tests, errors, order, best_cost,
+                        best_tree, root):
+        """``splits`` with ConTree's pruning of ordered tests (needs ``similar`` and one
+        budget pair). The tests of one feature with missing values on one side (and, for
+        the left-missing-right-known side, the test "known left" after them) form a chain
+        whose left child grows by the rows between two cuts, of weight W: the left child's
+        optimum never falls along the chain and the right one's never rises, and each
+        moves by at most W. So the optima at two evaluated cuts i < k bound both children
+        at every cut between them; the cuts whose bound (plus the split penalty) reaches
+        the best cost so far are skipped, and the middle one of the rest is evaluated.
+        Order: the chain's cut of least two-leaf error of every chain (chains by that
+        error), the other tests (categorical) by their two-leaf error, then each chain's
+        two ends and its intervals; only strictly better trees are kept."""
+        (b_left, b_right), = self.budget_options(depth, budget)
+        chains: dict = {}
+        others = []
+        for t in order:  # by two-leaf error: each chain's first entry is its best cut
+            test = tests[t]
+            if test[1] == ORDERED:
+                chains.setdefault((int(test[0]), int(test[3])), []).append(int(t))
+            elif test[1] == KNOWN:
+                chains.setdefault((int(test[0]), 0), []).append(int(t))
+            else:
+                others.append(int(t))
+        state = [best_cost, best_tree]
+        zero = self.w.dtype.type(0)
+
+        def stop():
+            self.check_time()
+            return (root is not None and root.should_stop()) or state[0] <= self.alpha
+
+        def evaluate(t, low_left, low_right):
+            """Both children of test t against the best so far: their lower bounds
+            (exact optima where solved) and whether it became the best tree."""
+            test = tests[t]
+            left, right = split_rows(self.codes, rows, test)
+            low_left = max(low_left, self.lower_bound(left, depth - 1, b_left))
+            low_right = max(low_right, self.lower_bound(right, depth - 1, b_right))
+            bound = state[0] - self.alpha
+            if low_left + low_right >= bound:
+                return low_left, low_right
+            swapped = right.shape[0] > left.shape[0]
+            sides = [(left, b_left, low_left), (right, b_right, low_right)]
+            if swapped:  # the larger child first: it leaves the tighter bound to the other
+                sides.reverse()
+            (rows_a, b_a, low_a), (rows_b, b_b, low_b) = sides
+            cost_a, tree_a = self.solve(rows_a, depth - 1, b_a, bound - low_b)
+            cost_a = max(cost_a, low_a)
+            if tree_a is not None:
+                cost_b, tree_b = self.solve(rows_b, depth - 1, b_b, bound - cost_a)
+                cost_b = max(cost_b, low_b)
+                if tree_b is not None:
+                    trees = (tree_b, tree_a) if swapped else (tree_a, tree_b)
+                    state[0] = cost_a + cost_b + self.alpha
+                    state[1] = SearchNode(test, trees[0], trees[1])
+                    if root is not None:
+                        root.found(state[0], state[1])
+            else:
+                cost_b = low_b
+            return (cost_b, cost_a) if swapped else (cost_a, cost_b)
+
+        # the chains in scan order with the weight left of each cut, their best cut first
+        plans = []
+        for key, members in sorted(chains.items(), key=lambda kv: errors[kv[1][0]]):
+            chain = sorted(members)  # scan order: increasing cuts, "known left" last
+            plans.append((chain, chain.index(members[0])))
+        first = {}  # the bounds of each chain's best cut
+        for chain, p in plans:
+            if stop():
+                return state[0], state[1]
+            first[chain[p]] = evaluate(chain[p], zero, zero)
+        for t in others:
+            if stop():
+                return state[0], state[1]
+            evaluate(t, zero, zero)
+        for chain, p in plans:
+            m = len(chain)
+            if m == 1:
+                continue
+            g = int(tests[chain[0], 0])
+            col = self.codes[rows, g]
+            known = col >= 0
+            wk = self.w[rows][known]
+            ck = col[known]
+            cuts = np.array([tests[t, 2] if tests[t, 1] == ORDERED else np.iinfo(np.int64).max
+                             for t in chain], dtype=np.int64)
+            # weight of the known rows left of each cut (the rows a chain moves)
+            by_code = np.argsort(ck, kind="stable")
+            cw = np.concatenate(([zero], np.cumsum(wk[by_code])))
+            moved = cw[np.searchsorted(ck[by_code], cuts, side="right")]
+            low_l = np.zeros(m, dtype=self.w.dtype)
+            low_r = np.zeros(m, dtype=self.w.dtype)
+            for j in sorted({0, p, m - 1}):
+                if j == p:  # evaluated above
+                    low_l[j], low_r[j] = first[chain[j]]
+                    continue
+                if stop():
+                    return state[0], state[1]
+                low_l[j], low_r[j] = evaluate(chain[j], zero, zero)
+            ends = sorted({0, p, m - 1})
+            stack = [(ends[q], ends[q + 1]) for q in range(len(ends) - 2, -1, -1)]
+            while stack:
+                i, k = stack.pop()
+                if k - i <= 1:
+                    continue
+                inner = moved[i + 1:k]
+                left_bound = np.maximum(low_l[i], low_l[k] - (moved[k] - inner))
+                right_bound = np.maximum(low_r[k], low_r[i] - (inner - moved[i]))
+                left_bound = np.maximum(left_bound, zero)
+                right_bound = np.maximum(right_bound, zero)
+                open_ = np.flatnonzero(left_bound + right_bound + self.alpha < state[0])
+                if open_.size == 0:
+                    continue
+                q = int(open_[open_.size // 2])
+                j = i + 1 + q
+                if stop():
+                    return state[0], state[1]
+                low_l[j], low_r[j] = evaluate(chain[j], left_bound[q], right_bound[q])
+                stack.append((j, k))
+                stack.append((i, j))
+        return state[0], state[1]
 
     def depth3(self, rows, tests, order, best_cost, best_tree, root):
         """``splits`` at a depth-3 node with a full budget on binary data, compiled
