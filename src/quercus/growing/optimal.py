@@ -11,6 +11,7 @@ is below ``bound``, and otherwise proves that none is, caching either fact by ro
 
 from __future__ import annotations
 
+import heapq
 import time
 from dataclasses import dataclass, field
 
@@ -78,6 +79,8 @@ class SearchStats:
 class Search:
     """One optimal-tree search over encoded rows (weights int64 or float64, none zero)."""
 
+    INTERVALS = True  # interval pruning of ordered tests at depth >= 3 (interval_splits)
+
     fc: FeatureCodes
     y: np.ndarray
     w: np.ndarray
@@ -112,7 +115,6 @@ class Search:
             self.chunk, self.chunk3 = 64, 4
         self._trees = np.zeros((2, 3, TEST_WIDTH), dtype=np.int64)
         self.memo = None  # the depth-3 kernel's memo of depth-2 children (memo_room)
-        self.intervals = True  # interval pruning of ordered tests (interval_splits)
 
     # -- pieces ------------------------------------------------------------------------------
     def class_weights(self, rows: np.ndarray) -> np.ndarray:
@@ -237,7 +239,7 @@ class Search:
                                                            or self.options.max_gap == 0):
             best_cost, best_tree = self.depth3(rows, tests, order, best_cost, best_tree,
                                                root)
-        elif self.intervals and self.similar and len(self.budget_options(depth, budget)) == 1:
+        elif self.INTERVALS and self.similar and len(self.budget_options(depth, budget)) == 1:
             best_cost, best_tree = self.interval_splits(rows, depth, budget, tests, errors,
                                                         order, best_cost, best_tree, root)
         else:
@@ -346,10 +348,19 @@ class Search:
             if stop():
                 return state[0], state[1]
             evaluate(t, zero, zero)
-        for chain, p in plans:
+        # every cut's children are parts of the node's rows: a child holding all but
+        # weight W of them is bounded by OPT(node's rows) - W (at depth 3 that optimum is
+        # one depth-2 solve; deeper, a cached bound or 0), as if the chain had cuts before
+        # its first (left child empty) and after its last (right child empty)
+        if depth - 1 <= 2 and b_left == b_right:
+            whole, _tree = self.solve(rows, depth - 1, b_left, np.inf)
+        else:
+            whole = self.lower_bound(rows, depth - 1, b_left) if b_left == b_right else zero
+        total = self.w[rows].sum()
+        lines = []  # per chain: its tests, left weights and children's bounds by cut
+        queue = []  # open intervals of every chain, the lowest bound first
+        for rank, (chain, p) in enumerate(plans):
             m = len(chain)
-            if m == 1:
-                continue
             g = int(tests[chain[0], 0])
             col = self.codes[rows, g]
             known = col >= 0
@@ -357,41 +368,61 @@ class Search:
             ck = col[known]
             cuts = np.array([tests[t, 2] if tests[t, 1] == ORDERED else np.iinfo(np.int64).max
                              for t in chain], dtype=np.int64)
-            # weight of the known rows left of each cut (the rows a chain moves)
             by_code = np.argsort(ck, kind="stable")
             cw = np.concatenate(([zero], np.cumsum(wk[by_code])))
-            moved = cw[np.searchsorted(ck[by_code], cuts, side="right")]
-            low_l = np.zeros(m, dtype=self.w.dtype)
-            low_r = np.zeros(m, dtype=self.w.dtype)
-            for j in sorted({0, p, m - 1}):
-                if j == p:  # evaluated above
-                    low_l[j], low_r[j] = first[chain[j]]
-                    continue
-                if stop():
-                    return state[0], state[1]
-                low_l[j], low_r[j] = evaluate(chain[j], zero, zero)
-            ends = sorted({0, p, m - 1})
-            stack = [(ends[q], ends[q + 1]) for q in range(len(ends) - 2, -1, -1)]
-            while stack:
-                i, k = stack.pop()
-                if k - i <= 1:
-                    continue
-                inner = moved[i + 1:k]
-                left_bound = np.maximum(low_l[i], low_l[k] - (moved[k] - inner))
-                right_bound = np.maximum(low_r[k], low_r[i] - (inner - moved[i]))
-                left_bound = np.maximum(left_bound, zero)
-                right_bound = np.maximum(right_bound, zero)
-                open_ = np.flatnonzero(left_bound + right_bound + self.alpha < state[0])
-                if open_.size == 0:
-                    continue
-                q = int(open_[open_.size // 2])
-                j = i + 1 + q
-                if stop():
-                    return state[0], state[1]
-                low_l[j], low_r[j] = evaluate(chain[j], left_bound[q], right_bound[q])
-                stack.append((j, k))
-                stack.append((i, j))
+            # the weight of each cut's left child (with the missing rows when they go
+            # left), between those of the two virtual cuts: 0 and all the rows
+            missing = total - cw[-1] if tests[chain[0], 3] == 1 else zero
+            moved = np.concatenate(([zero], cw[np.searchsorted(ck[by_code], cuts,
+                                                               side="right")] + missing,
+                                    [total]))
+            low_l = np.zeros(m + 2, dtype=self.w.dtype)
+            low_r = np.zeros(m + 2, dtype=self.w.dtype)
+            low_r[0] = low_l[m + 1] = whole
+            low_l[p + 1], low_r[p + 1] = first[chain[p]]
+            lines.append((chain, moved, low_l, low_r))
+            for i, k in ((0, p + 1), (p + 1, m + 1)):
+                self._push_interval(queue, lines, rank, i, k, state[0])
+        while queue:
+            _key, rank, i, k = heapq.heappop(queue)
+            chain, moved, low_l, low_r = lines[rank]
+            bounds = self._interval_bounds(lines[rank], i, k, state[0])
+            if bounds is None:
+                continue
+            q, left_bound, right_bound, _least = bounds
+            if stop():
+                return state[0], state[1]
+            j = i + 1 + q
+            low_l[j], low_r[j] = evaluate(chain[j - 1], left_bound, right_bound)
+            self._push_interval(queue, lines, rank, i, j, state[0])
+            self._push_interval(queue, lines, rank, j, k, state[0])
         return state[0], state[1]
+
+    def _interval_bounds(self, line, i, k, best):
+        """The cut to evaluate between the evaluated cuts i < k of a chain, with its
+        children's lower bounds, or None when no cut between them can cost less than
+        ``best``: moving the cut right from i to j (rows of weight W move left) keeps the
+        left optimum at least its value at i and lowers the right one by at most W; from k
+        to j the other way round."""
+        if k - i <= 1:
+            return None
+        _chain, moved, low_l, low_r = line
+        inner = moved[i + 1:k]
+        zero = self.w.dtype.type(0)
+        left_bound = np.maximum(np.maximum(low_l[i], low_l[k] - (moved[k] - inner)), zero)
+        right_bound = np.maximum(np.maximum(low_r[k], low_r[i] - (inner - moved[i])), zero)
+        cost = left_bound + right_bound + self.alpha
+        open_ = np.flatnonzero(cost < best)
+        if open_.size == 0:
+            return None
+        q = int(open_[open_.size // 2])  # the middle one of the cuts still open
+        return q, left_bound[q], right_bound[q], cost[open_].min()
+    def _push_interval(self, queue, lines, rank, i, k, best):
+        """Queue the open interval (i, k) of chain ``rank`` by its least bound (ties: the
+        chain's rank, then the interval's position)."""
+        bounds = self._interval_bounds(lines[rank], i, k, best)
+        if bounds is not None:
+            heapq.heappush(queue, (bounds[3], rank, i, k))
 
     def depth3(self, rows, tests, order, best_cost, best_tree, root):
         """``splits`` at a depth-3 node with a full budget on binary data, compiled
