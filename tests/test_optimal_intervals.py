@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 from quercus import DecisionTreeClassifier
-from quercus.growing.optimal import Search
+from quercus._kernels.optimal import node_tests, split_rows
+from quercus.growing.optimal import OptimalOptions, Search
+from quercus.splitting.optimal_codes import encode_rows
 
 
 def _problem(seed):
@@ -76,3 +78,52 @@ def test_interval_pruning_skips_cuts():
         Search.INTERVALS = True
     assert pruned.objective_ == plain.objective_
     assert pruned.n_subproblems_ < plain.n_subproblems_ / 2
+
+
+def _bound_problem(seed):
+    rng = np.random.default_rng(3000 + seed)
+    n = int(rng.integers(12, 40))
+    X = np.column_stack([rng.permutation(n), rng.integers(0, 6, n)]).astype(float)
+    if seed % 2:
+        X[rng.random(X.shape) < 0.15] = np.nan
+    y = np.where(rng.random(n) < 0.25, rng.integers(0, 2, n), X[:, 0] > n // 2).astype(np.int32)
+    w = np.ones(n, np.int64) if seed % 3 else rng.integers(1, 3, n).astype(np.int64)
+    return X, y, w
+
+
+def test_chain_bounds_hold_and_are_tight():
+    """Along every chain of a depth-3 node, the bounds from the virtual end cuts and from
+    one evaluated cut never exceed the children's depth-2 optima (computed here for every
+    cut), and equal them at some cuts: a bound one error (or one row) stronger fails."""
+    tight = {"virtual left": 0, "virtual right": 0, "evaluated": 0}
+    for seed in range(40):
+        X, y, w = _bound_problem(seed)
+        fc = encode_rows(X, np.zeros(2, dtype=bool), None, "exact", 255)
+        search = Search(fc, y, w, 2, OptimalOptions(max_depth=3))
+        rows = np.arange(y.size, dtype=np.int64)
+        tests, errors = node_tests(search.codes, y, w, rows, fc.n_codes, fc.categorical, 2,
+                                   True, 8, 1)
+        plans, _others = search._chains(tests, errors, np.argsort(errors, kind="stable"))
+        whole = search.solve(rows, 2, 3, np.inf)[0]
+        for chain, p in plans:
+            exact = np.array([[search.solve(side, 2, 3, np.inf)[0] for side in
+                               split_rows(search.codes, rows, tests[t])] for t in chain])
+            line = search._chain_line(rows, tests, chain, whole)
+            _chain, _moved, low_l, low_r = line
+            m = len(chain)
+            for i, k in ((0, m + 1), (0, p + 1), (p + 1, m + 1)):
+                if k == p + 1 or i == p + 1:
+                    low_l[p + 1], low_r[p + 1] = exact[p]
+                left, right = search._between(line, i, k)
+                assert np.all(left <= exact[i:k - 1, 0])
+                assert np.all(right <= exact[i:k - 1, 1])
+                source = "evaluated" if p + 1 in (i, k) else None
+                left_tight = np.any((left == exact[i:k - 1, 0]) & (left > 0))
+                right_tight = np.any((right == exact[i:k - 1, 1]) & (right > 0))
+                if source is None:  # only the virtual cuts: the right child's bound is
+                    # the left one's (whole - left weight), and the other way round
+                    tight["virtual left"] += int(right_tight)
+                    tight["virtual right"] += int(left_tight)
+                else:
+                    tight["evaluated"] += int(left_tight) + int(right_tight)
+    assert min(tight.values()) > 0, tight

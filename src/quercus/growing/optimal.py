@@ -283,20 +283,12 @@ class Search:
         moves by at most W. So the optima at two evaluated cuts i < k bound both children
         at every cut between them; the cuts whose bound (plus the split penalty) reaches
         the best cost so far are skipped, and the middle one of the rest is evaluated.
-        Order: the chain's cut of least two-leaf error of every chain (chains by that
-        error), the other tests (categorical) by their two-leaf error, then each chain's
-        two ends and its intervals; only strictly better trees are kept."""
+        Order: the cut of least two-leaf error of every chain (chains by that error),
+        the other tests (categorical) by their two-leaf error, then the open intervals of
+        every chain in one queue, the lowest bound first (ties: the chain's rank, the
+        interval's position); only strictly better trees are kept."""
         (b_left, b_right), = self.budget_options(depth, budget)
-        chains: dict = {}
-        others = []
-        for t in order:  # by two-leaf error: each chain's first entry is its best cut
-            test = tests[t]
-            if test[1] == ORDERED:
-                chains.setdefault((int(test[0]), int(test[3])), []).append(int(t))
-            elif test[1] == KNOWN:
-                chains.setdefault((int(test[0]), 0), []).append(int(t))
-            else:
-                others.append(int(t))
+        plans, others = self._chains(tests, errors, order)
         state = [best_cost, best_tree]
         zero = self.w.dtype.type(0)
 
@@ -334,11 +326,6 @@ class Search:
                 cost_b = low_b
             return (cost_b, cost_a) if swapped else (cost_a, cost_b)
 
-        # the chains in scan order with the weight left of each cut, their best cut first
-        plans = []
-        for key, members in sorted(chains.items(), key=lambda kv: errors[kv[1][0]]):
-            chain = sorted(members)  # scan order: increasing cuts, "known left" last
-            plans.append((chain, chain.index(members[0])))
         first = {}  # the bounds of each chain's best cut
         for chain, p in plans:
             if stop():
@@ -356,36 +343,19 @@ class Search:
             whole, _tree = self.solve(rows, depth - 1, b_left, np.inf)
         else:
             whole = self.lower_bound(rows, depth - 1, b_left) if b_left == b_right else zero
-        total = self.w[rows].sum()
         lines = []  # per chain: its tests, left weights and children's bounds by cut
         queue = []  # open intervals of every chain, the lowest bound first
         for rank, (chain, p) in enumerate(plans):
+            line = self._chain_line(rows, tests, chain, whole)
+            _chain, _moved, low_l, low_r = line
             m = len(chain)
-            g = int(tests[chain[0], 0])
-            col = self.codes[rows, g]
-            known = col >= 0
-            wk = self.w[rows][known]
-            ck = col[known]
-            cuts = np.array([tests[t, 2] if tests[t, 1] == ORDERED else np.iinfo(np.int64).max
-                             for t in chain], dtype=np.int64)
-            by_code = np.argsort(ck, kind="stable")
-            cw = np.concatenate(([zero], np.cumsum(wk[by_code])))
-            # the weight of each cut's left child (with the missing rows when they go
-            # left), between those of the two virtual cuts: 0 and all the rows
-            missing = total - cw[-1] if tests[chain[0], 3] == 1 else zero
-            moved = np.concatenate(([zero], cw[np.searchsorted(ck[by_code], cuts,
-                                                               side="right")] + missing,
-                                    [total]))
-            low_l = np.zeros(m + 2, dtype=self.w.dtype)
-            low_r = np.zeros(m + 2, dtype=self.w.dtype)
-            low_r[0] = low_l[m + 1] = whole
             low_l[p + 1], low_r[p + 1] = first[chain[p]]
-            lines.append((chain, moved, low_l, low_r))
+            lines.append(line)
             for i, k in ((0, p + 1), (p + 1, m + 1)):
                 self._push_interval(queue, lines, rank, i, k, state[0])
         while queue:
             _key, rank, i, k = heapq.heappop(queue)
-            chain, moved, low_l, low_r = lines[rank]
+            chain, _moved, low_l, low_r = lines[rank]
             bounds = self._interval_bounds(lines[rank], i, k, state[0])
             if bounds is None:
                 continue
@@ -398,25 +368,80 @@ class Search:
             self._push_interval(queue, lines, rank, j, k, state[0])
         return state[0], state[1]
 
-    def _interval_bounds(self, line, i, k, best):
-        """The cut to evaluate between the evaluated cuts i < k of a chain, with its
-        children's lower bounds, or None when no cut between them can cost less than
-        ``best``: moving the cut right from i to j (rows of weight W move left) keeps the
-        left optimum at least its value at i and lowers the right one by at most W; from k
-        to j the other way round."""
-        if k - i <= 1:
-            return None
+    def _chains(self, tests, errors, order):
+        """The node's ordered tests as chains ``(tests in scan order, the index of the
+        one of least two-leaf error)``, chains by that error; and the other tests (by
+        their error). A chain is one feature's cuts with missing values on one side, the
+        test "known left, missing right" after the cuts that send them right."""
+        chains: dict = {}
+        others = []
+        for t in order:  # by two-leaf error: each chain's first entry is its best cut
+            test = tests[t]
+            if test[1] == ORDERED:
+                chains.setdefault((int(test[0]), int(test[3])), []).append(int(t))
+            elif test[1] == KNOWN:
+                chains.setdefault((int(test[0]), 0), []).append(int(t))
+            else:
+                others.append(int(t))
+        plans = []
+        for members in sorted(chains.values(), key=lambda members: errors[members[0]]):
+            chain = sorted(members)  # scan order: increasing cuts, "known left" last
+            plans.append((chain, chain.index(members[0])))
+        return plans, others
+
+    def _chain_line(self, rows, tests, chain, whole):
+        """``(chain, left weights, left bounds, right bounds)`` over the chain's cuts and
+        two virtual ones, before its first (left child empty) and after its last (right
+        child empty): every child is the node's rows minus the other child's, so a child
+        holding all but weight W is bounded by ``whole`` (a lower bound on the node's
+        rows at the children's depth) minus W, as the virtual cuts bound it."""
+        zero = self.w.dtype.type(0)
+        m = len(chain)
+        g = int(tests[chain[0], 0])
+        col = self.codes[rows, g]
+        known = col >= 0
+        wk = self.w[rows][known]
+        ck = col[known]
+        cuts = np.array([tests[t, 2] if tests[t, 1] == ORDERED else np.iinfo(np.int64).max
+                         for t in chain], dtype=np.int64)
+        by_code = np.argsort(ck, kind="stable")
+        cw = np.concatenate(([zero], np.cumsum(wk[by_code])))
+        # each cut's left weight (with the missing rows when they go left)
+        total = self.w[rows].sum()
+        missing = total - cw[-1] if tests[chain[0], 3] == 1 else zero
+        moved = np.concatenate(([zero], cw[np.searchsorted(ck[by_code], cuts, side="right")]
+                                + missing, [total]))
+        low_l = np.zeros(m + 2, dtype=self.w.dtype)
+        low_r = np.zeros(m + 2, dtype=self.w.dtype)
+        low_r[0] = low_l[m + 1] = whole
+        return chain, moved, low_l, low_r
+
+    def _between(self, line, i, k):
+        """Lower bounds on the left and right children at the cuts i+1..k-1 of a chain
+        from the evaluated (or virtual) cuts i < k: moving the cut right from i to j (rows
+        of weight W move left) keeps the left optimum at least its value at i and lowers
+        the right one by at most W; from k to j the other way round."""
         _chain, moved, low_l, low_r = line
         inner = moved[i + 1:k]
         zero = self.w.dtype.type(0)
         left_bound = np.maximum(np.maximum(low_l[i], low_l[k] - (moved[k] - inner)), zero)
         right_bound = np.maximum(np.maximum(low_r[k], low_r[i] - (inner - moved[i])), zero)
+        return left_bound, right_bound
+
+    def _interval_bounds(self, line, i, k, best):
+        """The cut to evaluate between the evaluated cuts i < k of a chain, ``(its
+        offset, its children's bounds, the least bound of the interval)``, or None when no
+        cut between them can cost less than ``best`` (``_between``)."""
+        if k - i <= 1:
+            return None
+        left_bound, right_bound = self._between(line, i, k)
         cost = left_bound + right_bound + self.alpha
         open_ = np.flatnonzero(cost < best)
         if open_.size == 0:
             return None
         q = int(open_[open_.size // 2])  # the middle one of the cuts still open
         return q, left_bound[q], right_bound[q], cost[open_].min()
+
     def _push_interval(self, queue, lines, rank, i, k, best):
         """Queue the open interval (i, k) of chain ``rank`` by its least bound (ties: the
         chain's rank, then the interval's position)."""
