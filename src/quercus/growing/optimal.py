@@ -306,9 +306,11 @@ class Search:
             bound = state[0] - self.alpha
             if low_left + low_right >= bound:
                 return low_left, low_right
-            swapped = right.shape[0] > left.shape[0]
+            # the smaller child first: cheaper, and its optimum with the other's bound
+            # often rules the cut out (fewer rows solved than larger-first on the anchors)
+            swapped = right.shape[0] < left.shape[0]
             sides = [(left, b_left, low_left), (right, b_right, low_right)]
-            if swapped:  # the larger child first: it leaves the tighter bound to the other
+            if swapped:
                 sides.reverse()
             (rows_a, b_a, low_a), (rows_b, b_b, low_b) = sides
             cost_a, tree_a = self.solve(rows_a, depth - 1, b_a, bound - low_b)
