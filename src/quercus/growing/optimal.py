@@ -1,7 +1,9 @@
 """Optimal trees of bounded depth: depth-first branch and bound over (row set, depth,
 split budget), the subproblems of depth <= 2 solved exactly by a kernel
 (``_kernels/optimal.py``, ``optimal_pairs.py``), on binary data those of depth 3 by a
-compiled loop over their tests (``_kernels/optimal_deep.py``; docs/optimal.md).
+compiled loop over their tests (``_kernels/optimal_deep.py``), on other data the ordered
+tests of depth >= 3 nodes by ConTree's interval pruning (``interval_splits``;
+docs/optimal.md).
 
 The objective of a tree T is E(T) + split_penalty * splits(T), E the misclassified training
 weight, subject to depth <= max_depth, splits <= max_splits and >= min_samples_leaf rows in
