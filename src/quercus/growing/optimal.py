@@ -1,7 +1,9 @@
 """Optimal trees of bounded depth: depth-first branch and bound over (row set, depth,
 split budget), the subproblems of depth <= 2 solved exactly by a kernel
 (``_kernels/optimal.py``, ``optimal_pairs.py``), on binary data those of depth 3 by a
-compiled loop over their tests (``_kernels/optimal_deep.py``; docs/optimal.md).
+compiled loop over their tests (``_kernels/optimal_deep.py``), on other data the ordered
+tests of depth >= 3 nodes by ConTree's interval pruning (``interval_splits``;
+docs/optimal.md).
 
 The objective of a tree T is E(T) + split_penalty * splits(T), E the misclassified training
 weight, subject to depth <= max_depth, splits <= max_splits and >= min_samples_leaf rows in
@@ -11,6 +13,7 @@ is below ``bound``, and otherwise proves that none is, caching either fact by ro
 
 from __future__ import annotations
 
+import heapq
 import time
 from dataclasses import dataclass, field
 
@@ -19,8 +22,8 @@ import numpy as np
 from .._kernel_path import kernels
 from ..splitting.optimal_codes import FeatureCodes
 
-(NO_FEATURE, TEST_WIDTH, depth2_node, depth2_tests, node_tests, split_rows,
- weight_outside) = kernels("optimal", "NO_FEATURE", "TEST_WIDTH", "depth2_node",
+(KNOWN, NO_FEATURE, ORDERED, TEST_WIDTH, depth2_node, depth2_tests, node_tests, split_rows,
+ weight_outside) = kernels("optimal", "KNOWN", "NO_FEATURE", "ORDERED", "TEST_WIDTH", "depth2_node",
                            "depth2_tests", "node_tests", "split_rows", "weight_outside")
 binary_features, solve_depth2_binary = kernels("optimal_pairs", "binary_features",
                                                "solve_depth2_binary")
@@ -77,6 +80,8 @@ class SearchStats:
 @dataclass
 class Search:
     """One optimal-tree search over encoded rows (weights int64 or float64, none zero)."""
+
+    INTERVALS = True  # interval pruning of ordered tests at depth >= 3 (interval_splits)
 
     fc: FeatureCodes
     y: np.ndarray
@@ -236,6 +241,9 @@ class Search:
                                                            or self.options.max_gap == 0):
             best_cost, best_tree = self.depth3(rows, tests, order, best_cost, best_tree,
                                                root)
+        elif self.INTERVALS and self.similar and len(self.budget_options(depth, budget)) == 1:
+            best_cost, best_tree = self.interval_splits(rows, depth, budget, tests, errors,
+                                                        order, best_cost, best_tree, root)
         else:
             best_cost, best_tree = self.splits(rows, depth, budget, tests, order, best_cost,
                                                best_tree, root)
@@ -266,6 +274,184 @@ class Search:
                     if root is not None:
                         root.found(best_cost, best_tree)
         return best_cost, best_tree
+
+    def interval_splits(self, rows, depth, budget, tests, errors, order, best_cost,
+                        best_tree, root):
+        """``splits`` with ConTree's pruning of ordered tests (needs ``similar`` and one
+        budget pair). The tests of one feature with missing values on one side (and, for
+        the left-missing-right-known side, the test "known left" after them) form a chain
+        whose left child grows by the rows between two cuts, of weight W: the left child's
+        optimum never falls along the chain and the right one's never rises, and each
+        moves by at most W. So the optima at two evaluated cuts i < k bound both children
+        at every cut between them; the cuts whose bound (plus the split penalty) reaches
+        the best cost so far are skipped, and the middle one of the rest is evaluated.
+        Order: the cut of least two-leaf error of every chain (chains by that error),
+        the other tests (categorical) by their two-leaf error, then the open intervals of
+        every chain in one queue, the lowest bound first (ties: the chain's rank, the
+        interval's position); only strictly better trees are kept."""
+        (b_left, b_right), = self.budget_options(depth, budget)
+        plans, others = self._chains(tests, errors, order)
+        state = [best_cost, best_tree]
+        zero = self.w.dtype.type(0)
+
+        def stop():
+            self.check_time()
+            return (root is not None and root.should_stop()) or state[0] <= self.alpha
+
+        def evaluate(t, low_left, low_right):
+            """Both children of test t against the best so far: their lower bounds
+            (exact optima where solved) and whether it became the best tree."""
+            test = tests[t]
+            left, right = split_rows(self.codes, rows, test)
+            low_left = max(low_left, self.lower_bound(left, depth - 1, b_left))
+            low_right = max(low_right, self.lower_bound(right, depth - 1, b_right))
+            bound = state[0] - self.alpha
+            if low_left + low_right >= bound:
+                return low_left, low_right
+            # the smaller child first: cheaper, and its optimum with the other's bound
+            # often rules the cut out (fewer rows solved than larger-first on the anchors)
+            swapped = right.shape[0] < left.shape[0]
+            sides = [(left, b_left, low_left), (right, b_right, low_right)]
+            if swapped:
+                sides.reverse()
+            (rows_a, b_a, low_a), (rows_b, b_b, low_b) = sides
+            cost_a, tree_a = self.solve(rows_a, depth - 1, b_a, bound - low_b)
+            cost_a = max(cost_a, low_a)
+            if tree_a is not None:
+                cost_b, tree_b = self.solve(rows_b, depth - 1, b_b, bound - cost_a)
+                cost_b = max(cost_b, low_b)
+                if tree_b is not None:
+                    trees = (tree_b, tree_a) if swapped else (tree_a, tree_b)
+                    state[0] = cost_a + cost_b + self.alpha
+                    state[1] = SearchNode(test, trees[0], trees[1])
+                    if root is not None:
+                        root.found(state[0], state[1])
+            else:
+                cost_b = low_b
+            return (cost_b, cost_a) if swapped else (cost_a, cost_b)
+
+        first = {}  # the bounds of each chain's best cut
+        for chain, p in plans:
+            if stop():
+                return state[0], state[1]
+            first[chain[p]] = evaluate(chain[p], zero, zero)
+        for t in others:
+            if stop():
+                return state[0], state[1]
+            evaluate(t, zero, zero)
+        # every cut's children are parts of the node's rows: a child holding all but
+        # weight W of them is bounded by OPT(node's rows) - W (at depth 3 that optimum is
+        # one depth-2 solve; deeper, a cached bound or 0), as if the chain had cuts before
+        # its first (left child empty) and after its last (right child empty)
+        if depth - 1 <= 2 and b_left == b_right:
+            whole, _tree = self.solve(rows, depth - 1, b_left, np.inf)
+        else:
+            whole = self.lower_bound(rows, depth - 1, b_left) if b_left == b_right else zero
+        lines = []  # per chain: its tests, left weights and children's bounds by cut
+        queue = []  # open intervals of every chain, the lowest bound first
+        for rank, (chain, p) in enumerate(plans):
+            line = self._chain_line(rows, tests, chain, whole)
+            _chain, _moved, low_l, low_r = line
+            m = len(chain)
+            low_l[p + 1], low_r[p + 1] = first[chain[p]]
+            lines.append(line)
+            for i, k in ((0, p + 1), (p + 1, m + 1)):
+                self._push_interval(queue, lines, rank, i, k, state[0])
+        while queue:
+            _key, rank, i, k = heapq.heappop(queue)
+            chain, _moved, low_l, low_r = lines[rank]
+            bounds = self._interval_bounds(lines[rank], i, k, state[0])
+            if bounds is None:
+                continue
+            q, left_bound, right_bound, _least = bounds
+            if stop():
+                return state[0], state[1]
+            j = i + 1 + q
+            low_l[j], low_r[j] = evaluate(chain[j - 1], left_bound, right_bound)
+            self._push_interval(queue, lines, rank, i, j, state[0])
+            self._push_interval(queue, lines, rank, j, k, state[0])
+        return state[0], state[1]
+
+    def _chains(self, tests, errors, order):
+        """The node's ordered tests as chains ``(tests in scan order, the index of the
+        one of least two-leaf error)``, chains by that error; and the other tests (by
+        their error). A chain is one feature's cuts with missing values on one side, the
+        test "known left, missing right" after the cuts that send them right."""
+        chains: dict = {}
+        others = []
+        for t in order:  # by two-leaf error: each chain's first entry is its best cut
+            test = tests[t]
+            if test[1] == ORDERED:
+                chains.setdefault((int(test[0]), int(test[3])), []).append(int(t))
+            elif test[1] == KNOWN:
+                chains.setdefault((int(test[0]), 0), []).append(int(t))
+            else:
+                others.append(int(t))
+        plans = []
+        for members in sorted(chains.values(), key=lambda members: errors[members[0]]):
+            chain = sorted(members)  # scan order: increasing cuts, "known left" last
+            plans.append((chain, chain.index(members[0])))
+        return plans, others
+
+    def _chain_line(self, rows, tests, chain, whole):
+        """``(chain, left weights, left bounds, right bounds)`` over the chain's cuts and
+        two virtual ones, before its first (left child empty) and after its last (right
+        child empty): every child is the node's rows minus the other child's, so a child
+        holding all but weight W is bounded by ``whole`` (a lower bound on the node's
+        rows at the children's depth) minus W, as the virtual cuts bound it."""
+        zero = self.w.dtype.type(0)
+        m = len(chain)
+        g = int(tests[chain[0], 0])
+        col = self.codes[rows, g]
+        known = col >= 0
+        wk = self.w[rows][known]
+        ck = col[known]
+        cuts = np.array([tests[t, 2] if tests[t, 1] == ORDERED else np.iinfo(np.int64).max
+                         for t in chain], dtype=np.int64)
+        by_code = np.argsort(ck, kind="stable")
+        cw = np.concatenate(([zero], np.cumsum(wk[by_code])))
+        # each cut's left weight (with the missing rows when they go left)
+        total = self.w[rows].sum()
+        missing = total - cw[-1] if tests[chain[0], 3] == 1 else zero
+        moved = np.concatenate(([zero], cw[np.searchsorted(ck[by_code], cuts, side="right")]
+                                + missing, [total]))
+        low_l = np.zeros(m + 2, dtype=self.w.dtype)
+        low_r = np.zeros(m + 2, dtype=self.w.dtype)
+        low_r[0] = low_l[m + 1] = whole
+        return chain, moved, low_l, low_r
+
+    def _between(self, line, i, k):
+        """Lower bounds on the left and right children at the cuts i+1..k-1 of a chain
+        from the evaluated (or virtual) cuts i < k: moving the cut right from i to j (rows
+        of weight W move left) keeps the left optimum at least its value at i and lowers
+        the right one by at most W; from k to j the other way round."""
+        _chain, moved, low_l, low_r = line
+        inner = moved[i + 1:k]
+        zero = self.w.dtype.type(0)
+        left_bound = np.maximum(np.maximum(low_l[i], low_l[k] - (moved[k] - inner)), zero)
+        right_bound = np.maximum(np.maximum(low_r[k], low_r[i] - (inner - moved[i])), zero)
+        return left_bound, right_bound
+
+    def _interval_bounds(self, line, i, k, best):
+        """The cut to evaluate between the evaluated cuts i < k of a chain, ``(its
+        offset, its children's bounds, the least bound of the interval)``, or None when no
+        cut between them can cost less than ``best`` (``_between``)."""
+        if k - i <= 1:
+            return None
+        left_bound, right_bound = self._between(line, i, k)
+        cost = left_bound + right_bound + self.alpha
+        open_ = np.flatnonzero(cost < best)
+        if open_.size == 0:
+            return None
+        q = int(open_[open_.size // 2])  # the middle one of the cuts still open
+        return q, left_bound[q], right_bound[q], cost[open_].min()
+
+    def _push_interval(self, queue, lines, rank, i, k, best):
+        """Queue the open interval (i, k) of chain ``rank`` by its least bound (ties: the
+        chain's rank, then the interval's position)."""
+        bounds = self._interval_bounds(lines[rank], i, k, best)
+        if bounds is not None:
+            heapq.heappush(queue, (bounds[3], rank, i, k))
 
     def depth3(self, rows, tests, order, best_cost, best_tree, root):
         """``splits`` at a depth-3 node with a full budget on binary data, compiled
