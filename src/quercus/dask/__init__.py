@@ -130,17 +130,17 @@ def fit(estimator, X, y, sample_weight=None, *, client=None, sample_rows: int = 
         P.check_choice("criterion", criterion, CRITERIA["cart"])
     max_bins = P.resolve_max_bins(estimator.max_bins)
     timeout = _timeout_seconds(level_timeout)
-    x_parts, y_parts, names, has_names = _scan.partitions(X, y)
+    source, names, has_names = _scan.partitions(X, y)
     client = _client(client)
     fit_id = uuid.uuid4().hex[:12]
     batch = max(int(best_first_batch), 1)
     try:
         if regression:
             return _regression.fit_regression(
-                estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id,
+                estimator, X, y, source, names, has_names, client, fit_id,
                 max_bins, sample_rows, seed, local_rows, batch, timeout, on_level, progress,
                 checkpoint, resume)
-        return _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id,
+        return _fit(estimator, X, y, source, names, has_names, client, fit_id,
                     criterion, max_bins, sample_rows, seed, local_rows, batch, timeout,
                     on_level, progress, checkpoint, resume)
     finally:
@@ -191,56 +191,73 @@ def _gather(client, futures, timeout: float, what: str):
         return [f.result(timeout=max(deadline - time.monotonic(), 0.001)) for f in futures]
 
 
-def _prepare(estimator, X, y, x_parts, y_parts, names, client, max_bins, sample_rows, seed,
-             timeout, regression=False):
-    """The scan and the sample: (schema, binner, number of known rows, scan summaries)."""
-    from dask import delayed
+def _prepare(estimator, X, y, source, names, client, max_bins, sample_rows, seed, timeout,
+             regression=False):
+    """The scan and the sample: (schema, binner, number of known rows, scan summaries).
 
-    # 1. scan: lengths, values that decide kinds and categories, labels (or target ranges)
+    One pass over the source when its partition lengths are known before reading it
+    (Parquet metadata, an array's chunks): each task scans its partition and keeps its
+    bottom-k rows as read. Otherwise the scan finds the lengths and a second pass samples."""
     columns = _scan.value_columns(X, names, estimator.categorical_features)
-    describe = _scan.describe_regression if regression else _scan.describe
-    described = _gather(client, client.compute(
-        [delayed(describe)(xp, yp, columns) for xp, yp in zip(x_parts, y_parts)]),
-        timeout, "the scan")
-    for i, d in enumerate(described):
-        if d["rows"] != d["labels_rows"]:
-            raise DataError(f"partition {i} of X has {d['rows']} rows but y's has "
-                            f"{d['labels_rows']}: y must be partitioned like X")
-    n_rows = sum(d["rows"] for d in described)
-    if n_rows == 0:
-        raise DataError("X has no rows")
-    schema = _scan.infer(X, y, names, described, columns, estimator.categorical_features,
-                         regression)
-    starts = np.concatenate([[0], np.cumsum([d["rows"] for d in described])])
     k = max(int(sample_rows), 1)
-    # the sample stays on the workers; only keys, then the rows below the k-th, come back
-    sampled = client.compute([delayed(_scan.sample)(xp, yp, schema, int(s), seed, k,
-                                                    regression)
-                              for xp, yp, s in zip(x_parts, y_parts, starts)])
-    keys = _gather(client, client.map(_scan.keys_of, sampled, pure=False), timeout,
-                   "the sample")
-    n_known = sum(_gather(client, client.map(_known_of, sampled, pure=False), timeout,
-                          "the sample"))
+    infer = partial(_scan.infer, X, y, names, columns=columns,
+                    categorical_features=estimator.categorical_features, regression=regression)
+    if source.lengths is not None:
+        starts = np.concatenate([[0], np.cumsum(source.lengths)])[:-1]
+        sampled = client.compute(source.tasks(_scan.scan_sample, columns, regression, seed, k,
+                                              each=[(int(s),) for s in starts]))
+        heads = _gather(client, client.map(_scan.summary_and_keys, sampled, pure=False),
+                        timeout, "the scan")
+        described = [h[0] for h in heads]
+        _check_rows(described, source.lengths)
+        schema = infer(described=described)
+        keys, n_known = [h[1] for h in heads], sum(h[2] for h in heads)
+        pick = partial(_scan.encoded_at_most, schema=schema)
+    else:
+        describe = _scan.describe_regression if regression else _scan.describe
+        described = _gather(client, client.compute(source.tasks(describe, columns)), timeout,
+                            "the scan")
+        _check_rows(described, None)
+        schema = infer(described=described)
+        starts = np.concatenate([[0], np.cumsum([d["rows"] for d in described])])[:-1]
+        # the sample stays on the workers; only keys, then the rows below the k-th, come back
+        sampled = client.compute(source.tasks(_scan.sample, schema, each=[
+            (int(s), seed, k, regression) for s in starts]))
+        keys = _gather(client, client.map(_scan.keys_of, sampled, pure=False), timeout,
+                       "the sample")
+        n_known = sum(_gather(client, client.map(_known_of, sampled, pure=False), timeout,
+                              "the sample"))
+        pick = _scan.rows_at_most
     if n_known == 0:
         raise DataError("no training rows with a known "
                         + ("target" if regression else "class label"))
     cut = _scan.threshold(keys, k)
-    rows = _gather(client, client.map(_scan.rows_at_most, sampled, threshold=cut, pure=False),
-                   timeout, "the sample")
+    rows = _gather(client, client.map(pick, sampled, threshold=cut, pure=False), timeout,
+                   "the sample")
     binner = _scan.fit_binner(np.concatenate(rows), n_known, schema, max_bins, k, seed)
     return schema, binner, n_known, described
 
 
-def _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id, criterion,
+def _check_rows(described: list[dict], lengths) -> None:
+    """One-line errors for partitions of X and y that do not line up, or no rows at all."""
+    for i, d in enumerate(described):
+        if d["rows"] != d["labels_rows"]:
+            raise DataError(f"partition {i} of X has {d['rows']} rows but y's has "
+                            f"{d['labels_rows']}: y must be partitioned like X")
+        if lengths is not None and d["rows"] != lengths[i]:
+            raise DataError(f"partition {i} of X has {d['rows']} rows but its metadata "
+                            f"says {lengths[i]}")
+    if sum(d["rows"] for d in described) == 0:
+        raise DataError("X has no rows")
+
+
+def _fit(estimator, X, y, source, names, has_names, client, fit_id, criterion,
          max_bins, sample_rows, seed, local_rows, batch, timeout, on_level, progress,
          checkpoint, resume):
-    from dask import delayed
-
-    schema, binner, n_known, _ = _prepare(estimator, X, y, x_parts, y_parts, names, client,
+    schema, binner, n_known, _ = _prepare(estimator, X, y, source, names, client,
                                           max_bins, sample_rows, seed, timeout)
     # 2. bin: one persisted task per partition, recomputable from its source
-    parts = client.compute([delayed(_worker.bin_partition)(xp, yp, schema, binner)
-                            for xp, yp in zip(x_parts, y_parts)])
+    parts = client.compute(source.tasks(_worker.bin_partition, schema, binner))
     class_counts = np.zeros(len(schema.classes), dtype=np.int64)
     label_counts = client.map(_label_counts, parts, n_classes=len(schema.classes),
                               pure=False)

@@ -79,21 +79,18 @@ def _limb_totals(part: dict) -> np.ndarray:
     return part["limbs"].sum(axis=0)
 
 
-def fit_regression(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id,
+def fit_regression(estimator, X, y, source, names, has_names, client, fit_id,
                    max_bins, sample_rows, seed, local_rows, batch, timeout, on_level,
                    progress, checkpoint, resume):
     """``quercus.dask.fit`` for a ``DecisionTreeRegressor`` (its arguments, checked)."""
-    from dask import delayed
-
     from . import _count_missing, _fingerprint, _gather, _grow, _prepare
 
     schema, binner, n_known, described = _prepare(
-        estimator, X, y, x_parts, y_parts, names, client, max_bins, sample_rows, seed,
+        estimator, X, y, source, names, client, max_bins, sample_rows, seed,
         timeout, regression=True)
     layout = layout_for(merge_ranges([d["ranges"] for d in described]), n_known, True)
-    parts = client.compute([delayed(_worker.bin_regression_partition)(xp, yp, schema, binner,
-                                                                      layout)
-                            for xp, yp in zip(x_parts, y_parts)])
+    parts = client.compute(source.tasks(_worker.bin_regression_partition, schema, binner,
+                                        layout))
     root = np.zeros(layout.width, dtype=np.int64)
     for totals in _gather(client, client.map(_limb_totals, parts, pure=False), timeout,
                           "binning"):

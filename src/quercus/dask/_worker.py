@@ -16,6 +16,7 @@ import numpy as np
 
 from .._kernel_path import kernels
 from ..missing_counts import binned_missing_counts
+from ._scan import encode
 
 add_class_counts, advance_slots, descend = kernels(
     "class_counts", "add_class_counts", "advance_slots", "descend")
@@ -29,7 +30,7 @@ _LOCK = threading.Lock()
 def bin_partition(X_part, y_part, schema, binner) -> dict:
     """Encode one partition with the fitted schema and bin it: ``binned`` (n_features,
     n_known) and ``y`` (int32 class codes) of the rows whose class is known."""
-    X = schema.encode(X_part)
+    X = encode(schema, X_part)
     y = schema.encode_labels(y_part)
     if X.shape[0] != y.shape[0]:
         raise ValueError(f"a partition of X has {X.shape[0]} rows but y's has {y.shape[0]}")
@@ -51,7 +52,7 @@ def bin_regression_partition(X_part, y_part, schema, binner, layout) -> dict:
     with unit weights)."""
     from ._scan import float_targets
 
-    X = schema.encode(X_part)
+    X = encode(schema, X_part)
     y = float_targets(y_part)
     if X.shape[0] != y.shape[0]:
         raise ValueError(f"a partition of X has {X.shape[0]} rows but y's has {y.shape[0]}")
