@@ -255,20 +255,27 @@ def known_labels(y_part) -> np.ndarray:
 
 
 def scan_sample(X_part, y_part, value_columns: list[int], regression: bool, seed: int, k: int,
-                start: int) -> dict:
+                keep: bool, start: int) -> dict:
     """The scan and the sample in one task, for partitions whose lengths were known before
     reading them (so ``start`` is the global index of the first row): the scan's
     ``summary``, the ``keys`` of the partition's k known rows with the smallest keys, those
-    ``rows`` as read (encoded once the schema is known) and the number of ``known`` rows."""
+    ``rows`` as read (encoded once the schema is known), the number of ``known`` rows and,
+    with ``keep``, the partition itself (``source``: X and y) for binning."""
     summary = (describe_regression if regression else describe)(X_part, y_part, value_columns)
     known = ~np.isnan(float_targets(y_part)) if regression else known_labels(y_part)
     index = np.flatnonzero(known)
     keys = row_keys(seed, start, known.shape[0])[index]
     if keys.shape[0] > k:
-        keep = np.sort(np.argpartition(keys, k - 1)[:k])
-        keys, index = keys[keep], index[keep]
+        smallest = np.sort(np.argpartition(keys, k - 1)[:k])
+        keys, index = keys[smallest], index[smallest]
     rows = X_part.iloc[index] if isinstance(X_part, pd.DataFrame) else X_part[index]
-    return {"summary": summary, "keys": keys, "rows": rows, "known": int(known.sum())}
+    return {"summary": summary, "keys": keys, "rows": rows, "known": int(known.sum()),
+            "source": (X_part, y_part) if keep else None}
+
+
+def on_kept(sampled: dict, function, args: tuple):
+    """``function(X_part, y_part, *args)`` on the partition a scan task kept."""
+    return function(*sampled["source"], *args)
 
 
 def summary_and_keys(sampled: dict) -> tuple:
