@@ -94,7 +94,7 @@ def fit(estimator, X, y, sample_weight=None, *, client=None, sample_rows: int = 
     local_rows : int or "auto"
         A node that may split and holds at most this many rows has its rows sent to one
         worker, which grows its subtree with the single-machine code (0: never). Auto:
-        min(2,000,000, rows / (4 x workers)). The tree is the same either way.
+        min(2,000,000, rows / (2 x workers)). The tree is the same either way.
     best_first_batch : int
         With ``max_leaf_nodes`` (best-first growth): candidates whose children are counted
         per round (speculatively; the tree does not depend on it).
@@ -369,7 +369,7 @@ def _grow(client, parts, fit_id, splitter, rules, n_classes, root, total_weight,
 
     if local_rows == "auto":
         n_workers = max(len(client.scheduler_info(n_workers=-1)["workers"]), 1)
-        local_rows = min(LOCAL_ROWS_MAX, n_known // (4 * n_workers))
+        local_rows = min(LOCAL_ROWS_MAX, n_known // (2 * n_workers))
     state = None if resume is None else _checkpoint.load(resume, fingerprint)
     save = None if checkpoint is None else partial(_checkpoint.save, checkpoint, fingerprint)
     return grow_levels(splitter, rules, n_classes, root, total_weight, count_round,
