@@ -4,10 +4,12 @@
 ``splitter`` is ``"hist"`` or ``"auto"``); Dask is imported only then. The passes:
 
 1. **scan** (a task per partition): row counts, the distinct values that decide column
-   kinds and categories, the class labels; then a bottom-k row sample for the bin edges
+   kinds and categories, the class labels, and a bottom-k row sample for the bin edges
    (keys hashed from the global row index, so the sample is the same however the data is
-   partitioned);
-2. **bin** (a task per partition, kept on the workers): encode and bin the rows;
+   partitioned): one pass when the partition lengths are known beforehand (Parquet
+   metadata, array chunks), else a scan and then a sample pass;
+2. **bin** (a task per partition, kept on the workers): encode and bin the rows (of the
+   partitions the scan kept, when they fit in memory, else read again);
 3. **levels**: per tree level, one task per worker counts (node, feature, bin, class)
    over its partitions; the driver sums the integer counts and runs Quercus's own split
    search and tree recorder on them (``quercus.dask._levels``).
