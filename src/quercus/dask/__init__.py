@@ -347,8 +347,10 @@ def _grow(client, parts, fit_id, splitter, rules, n_classes, root, total_weight,
                                best_first_round, q=batch, progress=progress)
 
     apart = []  # futures of subtrees grown on one worker each
+    apart_load: dict = {}  # worker -> rows of the subtrees handed to it
 
-    def count_round(level, tables, hist_of_slot, n_hists, local_of_slot, local_rules):
+    def count_round(level, tables, hist_of_slot, n_hists, local_of_slot, local_rules,
+                    local_sizes):
         total = np.zeros((n_hists,) + shape, dtype=np.int64)
         with _cluster_errors(f"level {level}", timeout):
             owners = _owners(client, parts)
@@ -358,7 +360,8 @@ def _grow(client, parts, fit_id, splitter, rules, n_classes, root, total_weight,
             if local_rules:
                 rows = _worker_tasks(client, parts, owners, f"quercus-apart-{fit_id}-{level}",
                                      _worker.rows_apart, fit_id, level, tables, local_of_slot)
-                apart.extend(_grow_apart_tasks(client, rows, local_rules, *apart_args))
+                apart.extend(_grow_apart_tasks(client, rows, local_rules, local_sizes,
+                                               apart_load, owners, *apart_args))
         for part_counts in _gather(client, futures, timeout, f"level {level}"):
             total += part_counts
         return total
@@ -430,18 +433,24 @@ def _class_factors(class_weight, counts: np.ndarray, classes) -> np.ndarray:
                                   classes)
 
 
-def _grow_apart_tasks(client, row_futures, local_rules, binner, options, total_weight,
-                      factor, n_classes) -> list:
-    """One task per bucket of rows (Dask places it, by where most of its rows are): it
-    gathers the bucket's rows from every worker's ``rows_apart`` and grows its subtree
-    with the single-machine code. Behind the level tasks, which go first."""
+def _grow_apart_tasks(client, row_futures, local_rules, sizes, load, owners, binner, options,
+                      total_weight, factor, n_classes) -> list:
+    """One task per bucket of rows: it gathers the bucket's rows from every worker's
+    ``rows_apart`` and grows its subtree with the single-machine code. Largest first, each
+    on the worker with the fewest rows handed out so far (``load``, updated; other workers
+    allowed), behind the level tasks, which go first."""
+    workers = sorted(w for w in owners if w is not None)
     futures = []
-    for b in sorted(local_rules):
+    for b in sorted(local_rules, key=lambda b: (-sizes.get(b, 0), b)):
         picks = [client.submit(_worker.rows_for, f, [b], pure=False, priority=1)
                  for f in row_futures]
+        worker = min(workers, key=lambda w: (load.get(w, 0), w)) if workers else None
+        if worker is not None:
+            load[worker] = load.get(worker, 0) + sizes.get(b, 0)
         futures.append(client.submit(_worker.grow_apart, [b], {b: local_rules[b]}, binner,
                                      options, total_weight, factor, n_classes, *picks,
-                                     pure=False))
+                                     workers=None if worker is None else [worker],
+                                     allow_other_workers=True, pure=False))
     return futures
 
 
