@@ -104,6 +104,48 @@ def test_any_partitioning_gives_the_same_bytes(client, tmp_path):
         assert _model_bytes(est, tmp_path, "dask") == reference, sizes
 
 
+def _recorded(tasks, passes):
+    """``Source.tasks`` that also lists the functions of the passes over the source."""
+    def recording(source, function, *args, **kw):
+        passes.append(function.__name__)
+        return tasks(source, function, *args, **kw)
+    return recording
+
+
+def test_every_way_through_the_passes_gives_the_same_bytes(client, tmp_path, monkeypatch):
+    # X and y selected from one frame: one joined source. Lengths known (pandas): one pass
+    # scans and samples, and binning uses the kept partitions unless they are too big for
+    # the workers' memory; lengths unknown: a scan, then a sample pass
+    import quercus.dask as qd
+    from quercus.dask import _scan
+
+    X, y = _data(n=1800, seed=4)
+    frame = dd.from_pandas(X.assign(label=y), npartitions=4)
+    Xd, yd = frame.drop(columns="label"), frame["label"]
+    reference = _model_bytes(DecisionTreeClassifier(splitter="hist", max_depth=7).fit(X, y),
+                             tmp_path, "local")
+    tasks = _scan.Source.tasks
+    ways = {"kept": ["scan_sample"], "read again": ["scan_sample", "bin_partition"],
+            "lengths unknown": ["describe", "sample", "bin_partition"]}
+    sampled = set()
+    for way, expected in ways.items():
+        with monkeypatch.context() as patch:
+            if way == "read again":
+                patch.setattr(qd, "KEEP_SHARE", 0.0)
+            if way == "lengths unknown":
+                patch.setattr(_scan, "_lengths", lambda collection: None)
+            passes: list = []
+            patch.setattr(_scan.Source, "tasks", _recorded(tasks, passes))
+            est = DecisionTreeClassifier(splitter="hist", max_depth=7).fit(Xd, yd)
+            assert _model_bytes(est, tmp_path, "dask") == reference, way
+            assert passes == expected, way
+            # bins from a 300-row bottom-k sample of the 1800 rows
+            small = qd.fit(DecisionTreeClassifier(splitter="hist", max_depth=7), Xd, yd,
+                           sample_rows=300)
+            sampled.add(_model_bytes(small, tmp_path, "sampled"))
+    assert len(sampled) == 1 and reference not in sampled
+
+
 def test_sampled_bins_equal_fit_binned_and_ignore_partitioning(client, tmp_path):
     # 6000 known rows, bins from a 700-row sample: quantile edges. The sample is the 700 rows
     # with the smallest keys of (seed, global row index), so it is rebuilt here from the keys.

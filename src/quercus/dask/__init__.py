@@ -4,10 +4,12 @@
 ``splitter`` is ``"hist"`` or ``"auto"``); Dask is imported only then. The passes:
 
 1. **scan** (a task per partition): row counts, the distinct values that decide column
-   kinds and categories, the class labels; then a bottom-k row sample for the bin edges
+   kinds and categories, the class labels, and a bottom-k row sample for the bin edges
    (keys hashed from the global row index, so the sample is the same however the data is
-   partitioned);
-2. **bin** (a task per partition, kept on the workers): encode and bin the rows;
+   partitioned): one pass when the partition lengths are known beforehand (Parquet
+   metadata, array chunks), else a scan and then a sample pass;
+2. **bin** (a task per partition, kept on the workers): encode and bin the rows (of the
+   partitions the scan kept, when they fit in memory, else read again);
 3. **levels**: per tree level, one task per worker counts (node, feature, bin, class)
    over its partitions; the driver sums the integer counts and runs Quercus's own split
    search and tree recorder on them (``quercus.dask._levels``).
@@ -94,7 +96,7 @@ def fit(estimator, X, y, sample_weight=None, *, client=None, sample_rows: int = 
     local_rows : int or "auto"
         A node that may split and holds at most this many rows has its rows sent to one
         worker, which grows its subtree with the single-machine code (0: never). Auto:
-        min(2,000,000, rows / (4 x workers)). The tree is the same either way.
+        min(2,000,000, rows / (2 x workers)). The tree is the same either way.
     best_first_batch : int
         With ``max_leaf_nodes`` (best-first growth): candidates whose children are counted
         per round (speculatively; the tree does not depend on it).
@@ -130,17 +132,17 @@ def fit(estimator, X, y, sample_weight=None, *, client=None, sample_rows: int = 
         P.check_choice("criterion", criterion, CRITERIA["cart"])
     max_bins = P.resolve_max_bins(estimator.max_bins)
     timeout = _timeout_seconds(level_timeout)
-    x_parts, y_parts, names, has_names = _scan.partitions(X, y)
+    source, names, has_names = _scan.partitions(X, y)
     client = _client(client)
     fit_id = uuid.uuid4().hex[:12]
     batch = max(int(best_first_batch), 1)
     try:
         if regression:
             return _regression.fit_regression(
-                estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id,
+                estimator, X, y, source, names, has_names, client, fit_id,
                 max_bins, sample_rows, seed, local_rows, batch, timeout, on_level, progress,
                 checkpoint, resume)
-        return _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id,
+        return _fit(estimator, X, y, source, names, has_names, client, fit_id,
                     criterion, max_bins, sample_rows, seed, local_rows, batch, timeout,
                     on_level, progress, checkpoint, resume)
     finally:
@@ -191,61 +193,107 @@ def _gather(client, futures, timeout: float, what: str):
         return [f.result(timeout=max(deadline - time.monotonic(), 0.001)) for f in futures]
 
 
-def _prepare(estimator, X, y, x_parts, y_parts, names, client, max_bins, sample_rows, seed,
-             timeout, regression=False):
-    """The scan and the sample: (schema, binner, number of known rows, scan summaries)."""
-    from dask import delayed
+def _prepare(estimator, X, y, source, names, client, max_bins, sample_rows, seed, timeout,
+             regression=False):
+    """The scan and the sample: (schema, binner, number of known rows, scan summaries,
+    ``bin(function, *args)``: futures of ``function(X_part, y_part, *args)`` per partition).
 
-    # 1. scan: lengths, values that decide kinds and categories, labels (or target ranges)
+    One pass over the source when its partition lengths are known before reading it
+    (Parquet metadata, an array's chunks): each task scans its partition and keeps its
+    bottom-k rows as read, and the whole partition too when the source takes at most
+    ``KEEP_SHARE`` of the workers' memory, so that binning does not read it again.
+    Otherwise the scan finds the lengths and a second pass samples."""
     columns = _scan.value_columns(X, names, estimator.categorical_features)
-    describe = _scan.describe_regression if regression else _scan.describe
-    described = _gather(client, client.compute(
-        [delayed(describe)(xp, yp, columns) for xp, yp in zip(x_parts, y_parts)]),
-        timeout, "the scan")
-    for i, d in enumerate(described):
-        if d["rows"] != d["labels_rows"]:
-            raise DataError(f"partition {i} of X has {d['rows']} rows but y's has "
-                            f"{d['labels_rows']}: y must be partitioned like X")
-    n_rows = sum(d["rows"] for d in described)
-    if n_rows == 0:
-        raise DataError("X has no rows")
-    schema = _scan.infer(X, y, names, described, columns, estimator.categorical_features,
-                         regression)
-    starts = np.concatenate([[0], np.cumsum([d["rows"] for d in described])])
     k = max(int(sample_rows), 1)
-    # the sample stays on the workers; only keys, then the rows below the k-th, come back
-    sampled = client.compute([delayed(_scan.sample)(xp, yp, schema, int(s), seed, k,
-                                                    regression)
-                              for xp, yp, s in zip(x_parts, y_parts, starts)])
-    keys = _gather(client, client.map(_scan.keys_of, sampled, pure=False), timeout,
-                   "the sample")
-    n_known = sum(_gather(client, client.map(_known_of, sampled, pure=False), timeout,
-                          "the sample"))
+    infer = partial(_scan.infer, X, y, names, columns=columns,
+                    categorical_features=estimator.categorical_features, regression=regression)
+    if source.lengths is not None:
+        starts = np.concatenate([[0], np.cumsum(source.lengths)])[:-1]
+        keep = _fits_in_memory(client, X, y, sum(source.lengths))
+        sampled = client.compute(source.tasks(_scan.scan_sample, columns, regression, seed, k,
+                                              keep, each=[(int(s),) for s in starts]))
+        heads = _gather(client, client.map(_scan.summary_and_keys, sampled, pure=False),
+                        timeout, "the scan")
+        described = [h[0] for h in heads]
+        _check_rows(described, source.lengths)
+        schema = infer(described=described)
+        keys, n_known = [h[1] for h in heads], sum(h[2] for h in heads)
+        pick = partial(_scan.encoded_at_most, schema=schema)
+    else:
+        describe = _scan.describe_regression if regression else _scan.describe
+        described = _gather(client, client.compute(source.tasks(describe, columns)), timeout,
+                            "the scan")
+        _check_rows(described, None)
+        schema = infer(described=described)
+        starts = np.concatenate([[0], np.cumsum([d["rows"] for d in described])])[:-1]
+        # the sample stays on the workers; only keys, then the rows below the k-th, come back
+        sampled = client.compute(source.tasks(_scan.sample, schema, each=[
+            (int(s), seed, k, regression) for s in starts]))
+        keys = _gather(client, client.map(_scan.keys_of, sampled, pure=False), timeout,
+                       "the sample")
+        n_known = sum(_gather(client, client.map(_known_of, sampled, pure=False), timeout,
+                              "the sample"))
+        pick = _scan.rows_at_most
     if n_known == 0:
         raise DataError("no training rows with a known "
                         + ("target" if regression else "class label"))
     cut = _scan.threshold(keys, k)
-    rows = _gather(client, client.map(_scan.rows_at_most, sampled, threshold=cut, pure=False),
-                   timeout, "the sample")
+    rows = _gather(client, client.map(pick, sampled, threshold=cut, pure=False), timeout,
+                   "the sample")
     binner = _scan.fit_binner(np.concatenate(rows), n_known, schema, max_bins, k, seed)
-    return schema, binner, n_known, described
+    if source.lengths is not None and keep:
+        def binning(function, *args):
+            return client.map(_scan.on_kept, sampled, function=function, args=args,
+                              pure=False)
+    else:
+        def binning(function, *args):
+            return client.compute(source.tasks(function, *args))
+    return schema, binner, n_known, described, binning
 
 
-def _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id, criterion,
+#: share of the workers' memory limits below which the scan keeps the source's partitions
+KEEP_SHARE = 0.25
+
+
+def _fits_in_memory(client, X, y, n_rows: int) -> bool:
+    """Whether X and y, as pandas or numpy partitions, take at most ``KEEP_SHARE`` of the
+    workers' memory limits (estimated: 8 bytes a number, 64 a text or object cell)."""
+    dtypes = list(X.dtypes) if hasattr(X, "dtypes") else [X.dtype] * X.shape[1]
+    dtypes.append(y.dtype)
+    cell = sum(8 if isinstance(d, np.dtype) and d.kind in "biufM" else 64 for d in dtypes)
+    limits = [w.get("memory_limit") or 0
+              for w in client.scheduler_info(n_workers=-1)["workers"].values()]
+    return bool(limits) and min(limits) > 0 and n_rows * cell <= KEEP_SHARE * sum(limits)
+
+
+def _check_rows(described: list[dict], lengths) -> None:
+    """One-line errors for partitions of X and y that do not line up, or no rows at all."""
+    for i, d in enumerate(described):
+        if d["rows"] != d["labels_rows"]:
+            raise DataError(f"partition {i} of X has {d['rows']} rows but y's has "
+                            f"{d['labels_rows']}: y must be partitioned like X")
+        if lengths is not None and d["rows"] != lengths[i]:
+            raise DataError(f"partition {i} of X has {d['rows']} rows but its metadata "
+                            f"says {lengths[i]}")
+    if sum(d["rows"] for d in described) == 0:
+        raise DataError("X has no rows")
+
+
+def _fit(estimator, X, y, source, names, has_names, client, fit_id, criterion,
          max_bins, sample_rows, seed, local_rows, batch, timeout, on_level, progress,
          checkpoint, resume):
-    from dask import delayed
-
-    schema, binner, n_known, _ = _prepare(estimator, X, y, x_parts, y_parts, names, client,
-                                          max_bins, sample_rows, seed, timeout)
+    schema, binner, n_known, _, binning = _prepare(estimator, X, y, source, names, client,
+                                                   max_bins, sample_rows, seed, timeout)
     # 2. bin: one persisted task per partition, recomputable from its source
-    parts = client.compute([delayed(_worker.bin_partition)(xp, yp, schema, binner)
-                            for xp, yp in zip(x_parts, y_parts)])
+    parts = binning(_worker.bin_partition, schema, binner)
+    del binning  # kept partitions are released once binned
     class_counts = np.zeros(len(schema.classes), dtype=np.int64)
     label_counts = client.map(_label_counts, parts, n_classes=len(schema.classes),
                               pure=False)
-    for c in _gather(client, label_counts, timeout, "binning"):
+    any_missing = False
+    for c, missing in _gather(client, label_counts, timeout, "binning"):
         class_counts += c
+        any_missing |= missing
     # 3. levels
     n_classes = len(schema.classes)
     factor = _class_factors(estimator.class_weight, class_counts, schema.classes.values)
@@ -265,7 +313,7 @@ def _fit(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id, cr
                  total_weight, shape, apart, n_known, local_rows, batch, timeout, on_level,
                  progress, checkpoint, resume, _fingerprint(schema, binner, estimator))
     estimator.tree_ = prune(tree, settings.ccp_alpha)
-    _count_missing(client, parts, estimator.tree_, binner, schema, timeout)
+    _count_missing(client, parts, estimator.tree_, binner, schema, timeout, any_missing)
     estimator._set_fitted(schema, has_names)
     return estimator
 
@@ -286,7 +334,8 @@ def _grow(client, parts, fit_id, splitter, rules, n_classes, root, total_weight,
             number = next(rounds)
             what = f"best-first round {number}"
             with _cluster_errors(what, timeout):
-                futures = _worker_tasks(client, parts, f"quercus-best-{fit_id}-{number}",
+                futures = _worker_tasks(client, parts, _owners(client, parts),
+                                        f"quercus-best-{fit_id}-{number}",
                                         _worker.best_first_counts, fit_id, table, requests,
                                         n_hists, shape)
             total = np.zeros((n_hists,) + shape, dtype=np.int64)
@@ -298,16 +347,22 @@ def _grow(client, parts, fit_id, splitter, rules, n_classes, root, total_weight,
                                best_first_round, q=batch, progress=progress)
 
     apart = []  # futures of subtrees grown on one worker each
+    apart_load: dict = {}  # worker -> rows of the subtrees handed to it
 
-    def count_round(level, tables, hist_of_slot, n_hists, local_of_slot, local_rules):
-        with _cluster_errors(f"level {level}", timeout):
-            futures = _level_tasks(client, parts, fit_id, level, tables, hist_of_slot,
-                                   n_hists, shape, local_of_slot)
-            counts = client.map(_worker.counts_of, futures, pure=False)
-            if local_rules:
-                apart.extend(_grow_apart_tasks(client, futures, local_rules, *apart_args))
+    def count_round(level, tables, hist_of_slot, n_hists, local_of_slot, local_rules,
+                    local_sizes):
         total = np.zeros((n_hists,) + shape, dtype=np.int64)
-        for part_counts in _gather(client, counts, timeout, f"level {level}"):
+        with _cluster_errors(f"level {level}", timeout):
+            owners = _owners(client, parts)
+            futures = [] if not n_hists else _worker_tasks(
+                client, parts, owners, f"quercus-level-{fit_id}-{level}",
+                _worker.level_counts, fit_id, level, tables, hist_of_slot, n_hists, shape)
+            if local_rules:
+                rows = _worker_tasks(client, parts, owners, f"quercus-apart-{fit_id}-{level}",
+                                     _worker.rows_apart, fit_id, level, tables, local_of_slot)
+                apart.extend(_grow_apart_tasks(client, rows, local_rules, local_sizes,
+                                               apart_load, owners, *apart_args))
+        for part_counts in _gather(client, futures, timeout, f"level {level}"):
             total += part_counts
         return total
 
@@ -319,7 +374,7 @@ def _grow(client, parts, fit_id, splitter, rules, n_classes, root, total_weight,
 
     if local_rows == "auto":
         n_workers = max(len(client.scheduler_info(n_workers=-1)["workers"]), 1)
-        local_rows = min(LOCAL_ROWS_MAX, n_known // (4 * n_workers))
+        local_rows = min(LOCAL_ROWS_MAX, n_known // (2 * n_workers))
     state = None if resume is None else _checkpoint.load(resume, fingerprint)
     save = None if checkpoint is None else partial(_checkpoint.save, checkpoint, fingerprint)
     return grow_levels(splitter, rules, n_classes, root, total_weight, count_round,
@@ -328,9 +383,13 @@ def _grow(client, parts, fit_id, splitter, rules, n_classes, root, total_weight,
                        save=save, state=state)
 
 
-def _count_missing(client, parts, tree, binner, schema, timeout: float) -> None:
+def _count_missing(client, parts, tree, binner, schema, timeout: float,
+                   any_missing: bool) -> None:
     """``tree.n_missing`` summed over the partitions (integers: any partitioning gives the
-    one-machine counts)."""
+    one-machine counts); None without a pass when no partition has a missing value."""
+    if not any_missing:
+        tree.n_missing = None
+        return
     futures = client.map(_worker.missing_counts_of, parts, tree=tree, binner=binner,
                          categorical_mask=schema.categorical_mask, pure=False)
     total = None
@@ -358,8 +417,8 @@ def _known_of(sampled: tuple) -> int:
     return sampled[2]
 
 
-def _label_counts(part: dict, n_classes: int) -> np.ndarray:
-    return np.bincount(part["y"], minlength=n_classes).astype(np.int64)
+def _label_counts(part: dict, n_classes: int) -> tuple:
+    return np.bincount(part["y"], minlength=n_classes).astype(np.int64), part["missing"]
 
 
 def _class_factors(class_weight, counts: np.ndarray, classes) -> np.ndarray:
@@ -374,47 +433,51 @@ def _class_factors(class_weight, counts: np.ndarray, classes) -> np.ndarray:
                                   classes)
 
 
-def _grow_apart_tasks(client, level_futures, local_rules, binner, options, total_weight,
-                      factor, n_classes) -> list:
-    """Hand each bucket of rows to one worker (round robin over the level's task workers,
-    by Dask's placement) and grow its subtree there with the single-machine code."""
-    buckets = sorted(local_rules)
-    n_owners = max(len(level_futures), 1)
+def _grow_apart_tasks(client, row_futures, local_rules, sizes, load, owners, binner, options,
+                      total_weight, factor, n_classes) -> list:
+    """One task per bucket of rows: it gathers the bucket's rows from every worker's
+    ``rows_apart`` and grows its subtree with the single-machine code. Largest first, each
+    on the worker with the fewest rows handed out so far (``load``, updated; other workers
+    allowed), behind the level tasks, which go first."""
+    workers = sorted(w for w in owners if w is not None)
     futures = []
-    for owner in range(n_owners):
-        mine = buckets[owner::n_owners]
-        if not mine:
-            continue
-        picks = [client.submit(_worker.rows_for, f, mine, pure=False) for f in level_futures]
-        futures.append(client.submit(_worker.grow_apart, mine,
-                                     {b: local_rules[b] for b in mine}, binner, options,
-                                     total_weight, factor, n_classes, *picks, pure=False))
+    for b in sorted(local_rules, key=lambda b: (-sizes.get(b, 0), b)):
+        picks = [client.submit(_worker.rows_for, f, [b], pure=False, priority=1)
+                 for f in row_futures]
+        worker = min(workers, key=lambda w: (load.get(w, 0), w)) if workers else None
+        if worker is not None:
+            load[worker] = load.get(worker, 0) + sizes.get(b, 0)
+        futures.append(client.submit(_worker.grow_apart, [b], {b: local_rules[b]}, binner,
+                                     options, total_weight, factor, n_classes, *picks,
+                                     workers=None if worker is None else [worker],
+                                     allow_other_workers=True, pure=False))
     return futures
 
 
-def _level_tasks(client, parts, fit_id, level, tables, hist_of_slot, n_hists, shape,
-                 local_of_slot):
-    return _worker_tasks(client, parts, f"quercus-level-{fit_id}-{level}", _worker.level_counts,
-                         fit_id, level, tables, hist_of_slot, n_hists, shape, local_of_slot)
-
-
-def _worker_tasks(client, parts, name, function, *args) -> list:
-    """One task per worker, ``function(*args, indices, *partitions)``, over the partitions
-    it holds (by the current worker map; other workers are allowed, so a lost worker's
-    share runs elsewhere)."""
+def _owners(client, parts) -> dict:
+    """{worker: indices of the partitions it holds} by the current worker map (None: a
+    partition nobody holds, being recomputed: spread over the workers)."""
     who = client.who_has(parts)
-    workers = sorted(client.scheduler_info(n_workers=-1)["workers"]) or [None]
+    lost = [i for i, fut in enumerate(parts) if not who.get(fut.key)]
+    workers = sorted(client.scheduler_info(n_workers=-1)["workers"]) if lost else []
     owned: dict = {}
     for i, fut in enumerate(parts):
         holders = sorted(who.get(fut.key, ()))
-        owner = holders[0] if holders else workers[i % len(workers)]
+        owner = holders[0] if holders else (workers[i % len(workers)] if workers else None)
         owned.setdefault(owner, []).append(i)
+    return owned
+
+
+def _worker_tasks(client, parts, owners, name, function, *args) -> list:
+    """One task per worker, ``function(*args, indices, *partitions)``, over the partitions
+    it holds (``owners``; other workers are allowed, so a lost worker's share runs
+    elsewhere), ahead of queued subtrees grown apart."""
     futures = []
-    for worker, indices in sorted(owned.items(), key=lambda item: str(item[0])):
+    for worker, indices in sorted(owners.items(), key=lambda item: str(item[0])):
         futures.append(client.submit(
             function, *args, indices, *[parts[i] for i in indices],
             workers=None if worker is None else [worker], allow_other_workers=True,
-            pure=False, key=f"{name}-{len(futures)}-{uuid.uuid4().hex[:8]}"))
+            pure=False, priority=1, key=f"{name}-{len(futures)}-{uuid.uuid4().hex[:8]}"))
     return futures
 
 

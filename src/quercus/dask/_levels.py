@@ -128,13 +128,14 @@ def grow_levels(splitter: ClusterSplitter, rules: StoppingRules, n_classes: int,
                 state: dict | None = None) -> Tree:
     """Grow level by level.
 
-    ``count_round(level, tables, hist_of_slot, n_hists, local_of_slot, local_rules)``
+    ``count_round(level, tables, hist_of_slot, n_hists, local_of_slot, local_rules,
+    local_sizes)``
     returns the summed int64 counts (n_hists, n_features, bins, classes) of the level's
     frontier slots whose ``hist_of_slot`` is >= 0; ``tables`` are the split tables of the
     levels before (``(feature, left_bins, left_slot, right_slot)`` per slot). A node that
     may split and holds at most ``local_rows`` rows is grown apart instead: slot s with
-    ``local_of_slot[s] = b >= 0`` is bucket b, with the StoppingRules ``local_rules[b]``;
-    ``finish_local()`` returns {b: Tree} once the levels are done.
+    ``local_of_slot[s] = b >= 0`` is bucket b, with the StoppingRules ``local_rules[b]`` and
+    ``local_sizes[b]`` rows (0 when resumed: not saved); ``finish_local()`` returns {b: Tree} once the levels are done.
 
     ``save(state)``, if given, is called after each level with what growing on needs
     (a dict to pickle); ``state`` resumes from such a dict: buckets handed out before it
@@ -159,17 +160,18 @@ def grow_levels(splitter: ClusterSplitter, rules: StoppingRules, n_classes: int,
             local_of_slot = np.full(size, -1, dtype=np.int64)
             local_of_slot[slot] = b
             count_round(at, tables[:at], np.full(size, -1, dtype=np.int64), 0, local_of_slot,
-                        {b: bucket_rules})
+                        {b: bucket_rules}, {b: 0})
     while frontier:
         began = time.perf_counter()
         need = [_may_split(splitter, rules, node) for node in frontier]
         local_of_slot = np.full(len(frontier), -1, dtype=np.int64)
-        local_rules = {}
+        local_rules, local_sizes = {}, {}
         for i, node in enumerate(frontier):
             if need[i] and node.end - node.start <= local_rows and node.parent >= 0:
                 b = len(apart)
                 local_of_slot[i] = b
                 local_rules[b] = replace(rules, max_depth=rules.max_depth - node.depth)
+                local_sizes[b] = node.end - node.start
                 apart[b] = (node.parent, node.branch)
                 sources[b] = (level, len(frontier), i, local_rules[b])
                 need[i] = False
@@ -192,7 +194,7 @@ def grow_levels(splitter: ClusterSplitter, rules: StoppingRules, n_classes: int,
         sums = None
         if n_hists or local_rules:
             sums = count_round(level, tables, hist_of_slot, n_hists, local_of_slot,
-                               local_rules)
+                               local_rules, local_sizes)
         for i, node in enumerate(frontier):
             if hist_of_slot[i] >= 0:
                 splitter.counts[(node.start, node.end)] = sums[hist_of_slot[i]]

@@ -75,29 +75,28 @@ def check(estimator, sample_weight) -> None:
         raise ValueError("sample_weight is not supported with a Dask X yet")
 
 
-def _limb_totals(part: dict) -> np.ndarray:
-    return part["limbs"].sum(axis=0)
+def _limb_totals(part: dict) -> tuple:
+    return part["limbs"].sum(axis=0), part["missing"]
 
 
-def fit_regression(estimator, X, y, x_parts, y_parts, names, has_names, client, fit_id,
+def fit_regression(estimator, X, y, source, names, has_names, client, fit_id,
                    max_bins, sample_rows, seed, local_rows, batch, timeout, on_level,
                    progress, checkpoint, resume):
     """``quercus.dask.fit`` for a ``DecisionTreeRegressor`` (its arguments, checked)."""
-    from dask import delayed
-
     from . import _count_missing, _fingerprint, _gather, _grow, _prepare
 
-    schema, binner, n_known, described = _prepare(
-        estimator, X, y, x_parts, y_parts, names, client, max_bins, sample_rows, seed,
+    schema, binner, n_known, described, binning = _prepare(
+        estimator, X, y, source, names, client, max_bins, sample_rows, seed,
         timeout, regression=True)
     layout = layout_for(merge_ranges([d["ranges"] for d in described]), n_known, True)
-    parts = client.compute([delayed(_worker.bin_regression_partition)(xp, yp, schema, binner,
-                                                                      layout)
-                            for xp, yp in zip(x_parts, y_parts)])
+    parts = binning(_worker.bin_regression_partition, schema, binner, layout)
+    del binning  # kept partitions are released once binned
     root = np.zeros(layout.width, dtype=np.int64)
-    for totals in _gather(client, client.map(_limb_totals, parts, pure=False), timeout,
-                          "binning"):
+    any_missing = False
+    for totals, missing in _gather(client, client.map(_limb_totals, parts, pure=False),
+                                   timeout, "binning"):
         root += totals
+        any_missing |= missing
     rules, ccp_alpha = estimator._rules(n_known, n_known)
     options = {"categorical_mask": schema.categorical_mask,
                "n_categories": schema.n_categories,
@@ -111,6 +110,6 @@ def fit_regression(estimator, X, y, x_parts, y_parts, names, has_names, client, 
                  n_known, local_rows, batch, timeout, on_level, progress, checkpoint, resume,
                  _fingerprint(schema, binner, estimator, repr(layout)))
     estimator.tree_ = prune(tree, ccp_alpha)
-    _count_missing(client, parts, estimator.tree_, binner, schema, timeout)
+    _count_missing(client, parts, estimator.tree_, binner, schema, timeout, any_missing)
     estimator._set_fitted(schema, has_names)
     return estimator

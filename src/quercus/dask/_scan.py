@@ -9,11 +9,20 @@ how the data is partitioned.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
 from ..binning import BinMapper
-from ..data.frames import feature_mask, unique_present
+from ..data.frames import (
+    DEFAULT_NA_TOKENS,
+    as_1d,
+    feature_mask,
+    is_missing_scalar,
+    label_column,
+    unique_present,
+)
 from ..data.schema import Schema, infer_schema
 from ..errors import DataError
 
@@ -30,8 +39,35 @@ def row_keys(seed: int, start: int, n: int) -> np.ndarray:
         return z ^ (z >> np.uint64(31))
 
 
-def partitions(X, y) -> tuple[list, list, list[str], bool]:
-    """Delayed partitions of X and y, the feature names, and whether X has names.
+@dataclass
+class Source:
+    """The partitions the passes read: ``parts`` are delayed partitions of X and y joined
+    into one frame (``joined``: X's columns, then y's) or delayed (X, y) pairs.
+    ``lengths``: the rows of each partition when known without reading it (Parquet
+    metadata, an array's chunks, pandas), else None."""
+
+    parts: list
+    joined: bool
+    lengths: tuple | None
+
+    def tasks(self, function, *args, each=None) -> list:
+        """Delayed ``function(X_part, y_part, *args, *each[i])`` per partition i."""
+        from dask import delayed
+
+        each = each or [()] * len(self.parts)
+        if self.joined:
+            return [delayed(_on_joined)(part, function, *args, *extra)
+                    for part, extra in zip(self.parts, each)]
+        return [delayed(function)(xp, yp, *args, *extra)
+                for (xp, yp), extra in zip(self.parts, each)]
+
+
+def _on_joined(part, function, *args):
+    return function(part.iloc[:, :-1], part.iloc[:, -1], *args)
+
+
+def partitions(X, y) -> tuple[Source, list[str], bool]:
+    """The partitions of X and y, the feature names, and whether X has names.
 
     Raises ``ValueError`` (one line) for shapes the cluster fit cannot take."""
     import dask.array as da
@@ -46,10 +82,8 @@ def partitions(X, y) -> tuple[list, list, list[str], bool]:
         if X.dtype.kind not in "fiub":
             raise ValueError(f"a Dask array X must hold numbers (dtype {X.dtype}); use a "
                              f"Dask DataFrame for text columns")
-        x_parts = list(X.to_delayed()[:, 0])
         names, has_names = [f"x{j}" for j in range(X.shape[1])], False
     elif isinstance(X, dd.DataFrame):
-        x_parts = list(X.to_delayed(optimize_graph=False))
         names, has_names = [str(c) for c in X.columns], True
     else:
         raise ValueError(f"X must be a Dask DataFrame or Array; got "  # noqa: TRY004
@@ -57,23 +91,93 @@ def partitions(X, y) -> tuple[list, list, list[str], bool]:
     if isinstance(y, da.Array):
         if y.ndim != 1:
             raise ValueError(f"y must be a 1-D Dask array; got {y.ndim} dimensions")
-        y_parts = list(y.to_delayed())
         if isinstance(X, da.Array) and not any(np.isnan(c) for c in X.chunks[0] + y.chunks[0]) \
                 and X.chunks[0] != y.chunks[0]:
             raise ValueError(f"y's chunks {y.chunks[0]} do not line up with X's row chunks "
                              f"{X.chunks[0]}")
-    elif isinstance(y, dd.Series):
-        # unoptimised: the optimiser may fuse X's and y's partitions differently (a Parquet
-        # read of few columns); the scan then checks that their lengths agree
-        y_parts = list(y.to_delayed(optimize_graph=False))
-    else:
+    elif not isinstance(y, dd.Series):
         raise ValueError(  # noqa: TRY004 - a user's mistake: one line from the CLI
             f"with a Dask X, y must be a Dask Series or 1-D Array partitioned like X; got "
             f"{type(y).__name__}")
-    if len(x_parts) != len(y_parts):
-        raise ValueError(f"y has {len(y_parts)} partitions but X has {len(x_parts)}; they "
-                         f"must line up")
-    return x_parts, y_parts, names, has_names
+    n_x, n_y = _n_partitions(X), _n_partitions(y)
+    if n_x != n_y:
+        raise ValueError(f"y has {n_y} partitions but X has {n_x}; they must line up")
+    joined = _joined(X, y)
+    if joined is not None:
+        return Source(joined.to_delayed(optimize_graph=False), True, _lengths(joined)), \
+            names, has_names
+    x_parts, y_parts = _delayed(X), _delayed(y)
+    x_lengths, y_lengths = _lengths(X), _lengths(y)
+    lengths = x_lengths if x_lengths is not None and x_lengths == y_lengths else None
+    return Source(list(zip(x_parts, y_parts)), False, lengths), names, has_names
+
+
+def _n_partitions(collection) -> int:
+    return collection.numblocks[0] if hasattr(collection, "chunks") \
+        else collection.npartitions
+
+
+def _optimized(frame):
+    """``frame`` optimised (columns pushed to the reader) without the tuning that fuses
+    partitions, or None when the optimiser changed the partitioning anyway."""
+    import dask
+
+    try:
+        with dask.config.set({"optimization.tune.active": False}):
+            out = frame.optimize()
+    except Exception:  # noqa: BLE001 - an expression the optimiser cannot take: as it is
+        return None
+    return out if out.npartitions == frame.npartitions else None
+
+
+def _joined(X, y):
+    """One optimised frame of X's columns then y when both are column selections of the same
+    frame (``frame.drop(columns=t)``, ``frame[t]``): each partition is read once, only the
+    columns needed. None otherwise."""
+    try:
+        from dask.dataframe.dask_expr._expr import Drop, Projection
+    except ImportError:
+        return None
+    x_expr, y_expr = getattr(X, "expr", None), getattr(y, "expr", None)
+    if not (isinstance(x_expr, (Drop, Projection)) and isinstance(y_expr, Projection)) \
+            or x_expr.frame._name != y_expr.frame._name:
+        return None
+    target = y_expr.operand("columns")
+    if isinstance(target, list) or target in list(X.columns):
+        return None
+    from dask.dataframe.dask_expr import new_collection
+
+    return _optimized(new_collection(x_expr.frame)[[*X.columns, target]])
+
+
+def _delayed(collection) -> list:
+    """Delayed partitions (or row blocks) of one collection, optimised when that keeps its
+    partitioning."""
+    if hasattr(collection, "chunks"):  # a dask array
+        return list(collection.to_delayed()[:, 0] if collection.ndim == 2
+                    else collection.to_delayed())
+    optimized = _optimized(collection)
+    # unoptimised otherwise: the optimiser may fuse X's and y's partitions differently (a
+    # Parquet read of few columns); the scan then checks that their lengths agree
+    return (optimized if optimized is not None else collection).to_delayed(
+        optimize_graph=False)
+
+
+def _lengths(collection) -> tuple | None:
+    """Rows per partition when they are known without reading the data, else None."""
+    if hasattr(collection, "chunks"):
+        rows = collection.chunks[0]
+        return None if any(np.isnan(r) for r in rows) else tuple(int(r) for r in rows)
+    try:
+        from dask.dataframe.dask_expr._expr import Lengths, Literal
+
+        expr = Lengths(collection.expr).simplify()
+        if not isinstance(expr, Literal):
+            return None
+        lengths = tuple(int(n) for n in expr.value)
+    except Exception:  # noqa: BLE001 - private API moved: read the lengths in the scan
+        return None
+    return lengths if len(lengths) == collection.npartitions else None
 
 
 def _column(X_part, j: int):
@@ -84,6 +188,8 @@ def describe(X_part, y_part, value_columns: list[int]) -> dict:
     """Scan task: row counts, distinct values of the columns that need them, labels."""
     labels = y_part.cat.categories if isinstance(getattr(y_part, "dtype", None),
                                                  pd.CategoricalDtype) else y_part
+    if isinstance(getattr(labels, "dtype", None), np.dtype) and labels.dtype.kind in "biuf":
+        labels = pd.unique(np.asarray(labels))  # the same values, in the same order
     return {"rows": len(X_part), "labels_rows": len(y_part),
             "values": {j: unique_present(_column(X_part, j)) for j in value_columns},
             "labels": unique_present(pd.Series(np.asarray(labels, dtype=object)))}
@@ -125,7 +231,7 @@ def sample(X_part, y_part, schema: Schema, start: int, seed: int, k: int,
            regression: bool = False):
     """Sample task: keys and encoded rows of the partition's k known rows with the smallest
     keys, and its number of known rows (known: a class label, or a target not NaN)."""
-    X = schema.encode(X_part)
+    X = encode(schema, X_part)
     known = ~np.isnan(float_targets(y_part)) if regression \
         else schema.encode_labels(y_part) >= 0
     keys = row_keys(seed, start, X.shape[0])[known]
@@ -134,6 +240,65 @@ def sample(X_part, y_part, schema: Schema, start: int, seed: int, k: int,
         keep = np.argpartition(keys, k - 1)[:k]
         keys, X = keys[keep], X[keep]
     return keys, X, int(known.sum())
+
+
+def known_labels(y_part) -> np.ndarray:
+    """Rows whose class label is present: those ``Schema.encode_labels`` gives a code >= 0,
+    found without the classes (a label is missing by itself, as NaN, None or a token)."""
+    col = as_1d(label_column(y_part))
+    if isinstance(col, pd.Series) and isinstance(col.dtype, pd.CategoricalDtype):
+        codes, uniques = col.cat.codes.to_numpy(), col.cat.categories
+    else:
+        codes, uniques = pd.factorize(col)
+    missing = np.array([is_missing_scalar(u, DEFAULT_NA_TOKENS) for u in uniques] + [True])
+    return ~missing[codes]
+
+
+def scan_sample(X_part, y_part, value_columns: list[int], regression: bool, seed: int, k: int,
+                keep: bool, start: int) -> dict:
+    """The scan and the sample in one task, for partitions whose lengths were known before
+    reading them (so ``start`` is the global index of the first row): the scan's
+    ``summary``, the ``keys`` of the partition's k known rows with the smallest keys, those
+    ``rows`` as read (encoded once the schema is known), the number of ``known`` rows and,
+    with ``keep``, the partition itself (``source``: X and y) for binning."""
+    summary = (describe_regression if regression else describe)(X_part, y_part, value_columns)
+    known = ~np.isnan(float_targets(y_part)) if regression else known_labels(y_part)
+    index = np.flatnonzero(known)
+    keys = row_keys(seed, start, known.shape[0])[index]
+    if keys.shape[0] > k:
+        smallest = np.sort(np.argpartition(keys, k - 1)[:k])
+        keys, index = keys[smallest], index[smallest]
+    rows = X_part.iloc[index] if isinstance(X_part, pd.DataFrame) else X_part[index]
+    return {"summary": summary, "keys": keys, "rows": rows, "known": int(known.sum()),
+            "source": (X_part, y_part) if keep else None}
+
+
+def on_kept(sampled: dict, function, args: tuple):
+    """``function(X_part, y_part, *args)`` on the partition a scan task kept."""
+    return function(*sampled["source"], *args)
+
+
+def summary_and_keys(sampled: dict) -> tuple:
+    return sampled["summary"], sampled["keys"], sampled["known"]
+
+
+def encoded_at_most(sampled: dict, schema: Schema, threshold) -> np.ndarray:
+    """The sampled rows whose key is at most ``threshold`` (None: all), encoded."""
+    rows = sampled["rows"]
+    if threshold is not None:
+        chosen = sampled["keys"] <= threshold
+        rows = rows.iloc[chosen] if isinstance(rows, pd.DataFrame) else rows[chosen]
+    return encode(schema, rows)
+
+
+def encode(schema: Schema, X_part) -> np.ndarray:
+    """``schema.encode(X_part)``; a frame of numeric columns only goes through one
+    ``to_numpy`` (the same float64 values) instead of a conversion per column."""
+    if isinstance(X_part, pd.DataFrame) and not schema.categorical_mask.any() \
+            and [str(c) for c in X_part.columns] == schema.feature_names \
+            and all(isinstance(d, np.dtype) and d.kind in "biuf" for d in X_part.dtypes):
+        return schema.encode(np.ascontiguousarray(X_part.to_numpy(dtype=np.float64)))
+    return schema.encode(X_part)
 
 
 def _proxy_column(meta: pd.Series | None, values: list | None, length: int,
@@ -166,7 +331,7 @@ def value_columns(X, names: list[str], categorical_features) -> list[int]:
     return out
 
 
-def infer(X, y, names: list[str], described: list[dict], columns: list[int],
+def infer(X, y, names: list[str], *, described: list[dict], columns: list[int],
           categorical_features, regression: bool = False) -> Schema:
     """The schema ``infer_schema`` would give the whole data, from the scan's summaries
     (a regression fit's: no class labels, the target's name)."""

@@ -16,6 +16,7 @@ import numpy as np
 
 from .._kernel_path import kernels
 from ..missing_counts import binned_missing_counts
+from ._scan import encode
 
 add_class_counts, advance_slots, descend = kernels(
     "class_counts", "add_class_counts", "advance_slots", "descend")
@@ -28,16 +29,18 @@ _LOCK = threading.Lock()
 
 def bin_partition(X_part, y_part, schema, binner) -> dict:
     """Encode one partition with the fitted schema and bin it: ``binned`` (n_features,
-    n_known) and ``y`` (int32 class codes) of the rows whose class is known."""
-    X = schema.encode(X_part)
+    n_known) and ``y`` (int32 class codes) of the rows whose class is known, and whether a
+    value is ``missing``."""
+    X = encode(schema, X_part)
     y = schema.encode_labels(y_part)
     if X.shape[0] != y.shape[0]:
         raise ValueError(f"a partition of X has {X.shape[0]} rows but y's has {y.shape[0]}")
     known = y >= 0
     if not known.all():
         X, y = X[known], y[known]
-    return {"binned": np.ascontiguousarray(binner.transform(X)),
-            "y": np.ascontiguousarray(y, dtype=np.int32)}
+    binned = np.ascontiguousarray(binner.transform(X))
+    return {"binned": binned, "y": np.ascontiguousarray(y, dtype=np.int32),
+            "missing": bool((binned == binner.missing_bin_).any())}
 
 
 def missing_counts_of(part: dict, tree, binner, categorical_mask):
@@ -51,15 +54,16 @@ def bin_regression_partition(X_part, y_part, schema, binner, layout) -> dict:
     with unit weights)."""
     from ._scan import float_targets
 
-    X = schema.encode(X_part)
+    X = encode(schema, X_part)
     y = float_targets(y_part)
     if X.shape[0] != y.shape[0]:
         raise ValueError(f"a partition of X has {X.shape[0]} rows but y's has {y.shape[0]}")
     known = ~np.isnan(y)
     if not known.all():
         X, y = X[known], y[known]
-    return {"binned": np.ascontiguousarray(binner.transform(X)), "y": y,
-            "limbs": layout.row_limbs(y, np.ones(y.shape[0]))}
+    binned = np.ascontiguousarray(binner.transform(X))
+    return {"binned": binned, "y": y, "limbs": layout.row_limbs(y, np.ones(y.shape[0])),
+            "missing": bool((binned == binner.missing_bin_).any())}
 
 
 def _zeros(parts: tuple, shape: tuple) -> np.ndarray:
@@ -91,37 +95,42 @@ def _slots(fit_id: str, index: int, level: int, tables: list, part: dict) -> np.
 
 
 def level_counts(fit_id: str, level: int, tables: list, hist_of_slot: np.ndarray,
-                 n_hists: int, shape: tuple, local_of_slot: np.ndarray, indices: list,
-                 *parts: dict) -> dict:
-    """This worker's share of a level.
-
-    ``counts``: class counts (n_hists, n_features, bins, classes) of its partitions: a row
-    in slot s adds to histogram ``hist_of_slot[s]`` when that is >= 0. ``rows``: for each
-    slot s with ``local_of_slot[s] = b >= 0``, the rows to grow apart, {b: (binned, y)}."""
+                 n_hists: int, shape: tuple, indices: list, *parts: dict) -> np.ndarray:
+    """This worker's share of a level: class counts (n_hists, n_features, bins, classes) of
+    its partitions; a row in slot s adds to histogram ``hist_of_slot[s]`` when that is >= 0."""
     out = _zeros(parts, (n_hists,) + tuple(shape))
-    rows: dict = {}
     for index, part in zip(indices, parts):
         slots = _slots(fit_id, index, level, tables, part)
         if slots.shape[0] == 0:
             continue
-        live = np.maximum(slots, 0)
-        if n_hists:
-            hist_index = np.where(slots >= 0, hist_of_slot[live], -1)
-            _add(part, hist_index.astype(np.int32), out)
-        bucket = np.where(slots >= 0, local_of_slot[live], -1)
-        for b in np.unique(bucket[bucket >= 0]):
-            mine = np.flatnonzero(bucket == b)
+        hist_index = np.where(slots >= 0, hist_of_slot[np.maximum(slots, 0)], -1)
+        _add(part, hist_index.astype(np.int32), out)
+    return out
+
+
+def rows_apart(fit_id: str, level: int, tables: list, local_of_slot: np.ndarray,
+               indices: list, *parts: dict) -> dict:
+    """The rows this worker's partitions hold of each node grown apart at ``level``: for a
+    slot s with ``local_of_slot[s] = b >= 0``, {b: [(binned, y) per partition]}. One stable
+    sort of the rows by bucket, then a slice per bucket."""
+    rows: dict = {}
+    width = int(local_of_slot.max()) + 2 if local_of_slot.shape[0] else 1
+    for index, part in zip(indices, parts):
+        slots = _slots(fit_id, index, level, tables, part)
+        if slots.shape[0] == 0:
+            continue
+        bucket = np.where(slots >= 0, local_of_slot[np.maximum(slots, 0)], -1) + 1
+        order = np.argsort(bucket, kind="stable")
+        bounds = np.concatenate([[0], np.cumsum(np.bincount(bucket, minlength=width))])
+        for b in np.flatnonzero(np.diff(bounds)[1:]):
+            mine = order[bounds[b + 1]:bounds[b + 2]]
             rows.setdefault(int(b), []).append((part["binned"][:, mine], part["y"][mine]))
-    return {"counts": out, "rows": rows}
-
-
-def counts_of(result: dict) -> np.ndarray:
-    return result["counts"]
+    return rows
 
 
 def rows_for(result: dict, buckets: list) -> dict:
-    """The rows of the given local buckets in one worker's level result."""
-    return {b: result["rows"][b] for b in buckets if b in result["rows"]}
+    """The rows of the given local buckets in one worker's ``rows_apart`` result."""
+    return {b: result[b] for b in buckets if b in result}
 
 
 def grow_apart(buckets: list, specs: dict, binner, options: dict, total_weight: float,
