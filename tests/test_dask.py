@@ -1,7 +1,7 @@
 """Fitting on a Dask cluster (quercus.dask): the same model file as one machine, for any
 partitioning, through a killed worker; clear refusals; Dask predict.
 
-One LocalCluster of 2 worker processes (``client``, tests/conftest.py) serves the session.
+One LocalCluster of 2 worker processes (``client``, tests/conftest.py) serves these tests.
 The reference is always the single-machine fit on the same rows (``fit(X, y,
 splitter="hist")``, or ``fit_binned`` with the same bin edges when the bins come from a
 sample).

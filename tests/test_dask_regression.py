@@ -2,7 +2,7 @@
 ``splitter="hist"`` fit for any partitioning, thanks to exact target sums; clear refusals;
 Dask predict; the CLI.
 
-One LocalCluster of 2 worker processes (``client``, tests/conftest.py) serves the session.
+One LocalCluster of 2 worker processes (``client``, tests/conftest.py) serves these tests.
 The reference is always the single-machine fit on the same rows; the exact sums themselves
 are checked against ``fractions.Fraction`` (Python's correctly rounded rational
 arithmetic).
