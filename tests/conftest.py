@@ -46,19 +46,18 @@ def _write_bytecode() -> None:
     compile quercus's sources again: 1.2 s to import ``quercus.cli`` instead of 0.6 s.
     """
     import compileall
+    import glob
     import sys
-    from pathlib import Path
 
     import quercus
     from quercus import _kernel_path
 
-    package = Path(quercus.__file__).parent
-    compileall.compile_dir(str(package), quiet=2)
+    compileall.compile_dir(os.path.dirname(quercus.__file__), quiet=2)
     dont_write = sys.dont_write_bytecode
     sys.dont_write_bytecode = False
     try:
-        for path in sorted((package / "_kernels").glob("*.py")):
-            _kernel_path._pure_code(str(path))
+        for path in sorted(glob.glob(os.path.join(_kernel_path._kernel_dir(), "*.py"))):
+            _kernel_path._pure_code(path)
     finally:
         sys.dont_write_bytecode = dont_write
 
