@@ -6,6 +6,10 @@ changes (an upgrade, a ``git pull`` into an editable install), its callers would
 their old machine code with the old callee inside. Here the stamp of each kernel is a hash
 of all ``_kernels/*.py`` files, so any change recompiles every kernel once. The cache stays
 where numba puts it (``NUMBA_CACHE_DIR``, else ``__pycache__``, else the user's cache).
+
+``pure_twin(twin)`` marks a kernel whose pure Python copy (``quercus._kernel_path``) is
+``twin``: numpy code that returns the same result, where the kernel's own loops would be
+slow as plain Python.
 """
 
 from __future__ import annotations
@@ -15,10 +19,21 @@ import os
 
 from numba import njit
 
-__all__ = ["njit"]
+__all__ = ["njit", "pure_twin"]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 _stamp: list[str] = []
+PURE = __package__ != "quercus._kernels"  # this is the pure copy of the kernels
+
+
+def pure_twin(twin):
+    """Decorator: the jitted kernel below it in the compiled kernels, ``twin`` in their pure
+    copy (tests/test_pure_kernels.py checks that the two agree)."""
+
+    def decorate(kernel):
+        return twin if PURE else kernel
+
+    return decorate
 
 
 def package_stamp() -> str:
@@ -64,5 +79,5 @@ def _install() -> None:
     locators[:0] = bases
 
 
-if __package__ == "quercus._kernels":  # the pure copy of the kernels has no cache
+if not PURE:  # the pure copy of the kernels has no cache
     _install()

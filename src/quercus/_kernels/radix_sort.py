@@ -2,14 +2,15 @@
 
 Equal values keep their input order, -0.0 equals 0.0, and missing values (NaN) come last
 in input order: the order ``np.argsort(values, kind="stable")`` gives, found in a few passes
-over the data instead of n log n comparisons.
+over the data instead of n log n comparisons. The pure copy sorts the same keys with
+numpy's stable sort, which gives the same order (a stable order of given keys is unique).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._jit import njit
+from ._jit import njit, pure_twin
 
 _SIGN = np.uint64(1 << 63)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -18,6 +19,22 @@ _N_DIGITS = 6  # 6 x 11 bits cover 64
 _BUCKETS = 1 << _BITS
 
 
+def _numpy_sort_keys(values):
+    """``sort_keys`` in numpy (the pure copy's)."""
+    values = np.asarray(values, dtype=np.float64)
+    bits = np.ascontiguousarray(values).view(np.uint64)
+    keys = np.where(bits < _SIGN, bits ^ _SIGN, ~bits)
+    keys[values == 0.0] = _SIGN
+    keys[np.isnan(values)] = _ALL
+    return keys
+
+
+def _numpy_stable_argsort(values):
+    """``stable_argsort`` in numpy (the pure copy's)."""
+    return np.argsort(_numpy_sort_keys(values), kind="stable").astype(np.int64, copy=False)
+
+
+@pure_twin(_numpy_sort_keys)
 @njit(cache=True)
 def sort_keys(values):
     """Unsigned keys in the order of the values: NaN largest, -0.0 as 0.0."""
@@ -36,6 +53,7 @@ def sort_keys(values):
     return keys
 
 
+@pure_twin(_numpy_stable_argsort)
 @njit(cache=True)
 def stable_argsort(values):
     """Positions of ``values`` in stable sorted order (missing values last)."""
