@@ -1,6 +1,7 @@
 """The kernels' pure Python copy (``quercus._kernel_path``) gives the compiled kernels' models
 byte for byte: every algorithm it serves (and the optimal tree, which runs it only when
-``QUERCUS_KERNELS=pure``), fitted on many small random data sets (ties,
+``QUERCUS_KERNELS=pure``, on ``OPTIMAL_ROWS`` rows, 3 columns and 3 classes at most: it is
+30-180x slower pure), fitted on many small random data sets (ties,
 missing values, categories, fractional weights, up to 11 classes) once with
 ``QUERCUS_KERNELS=pure`` and once with ``compiled``, writes the same model file and
 predicts the same probabilities, bit for bit.
@@ -85,6 +86,7 @@ CASES = {
                           "max_depth": 3}, False),
 }
 SEEDS = range(12)
+OPTIMAL_ROWS = 60
 
 
 def _fit(params, data, mode, monkeypatch, path: Path):
@@ -104,6 +106,9 @@ def test_pure_and_compiled_kernels_write_the_same_model_files(case, monkeypatch,
         data = _data(seed, nominal_only=nominal_only)
         if params["algorithm"] == "interval" or nominal_only:
             data = (data[0], data[1], None)  # no sample weights for these learners
+        if params["algorithm"] == "optimal":  # 60 rows, the last 3 columns, 3 classes
+            X, y, weights = (None if part is None else part[:OPTIMAL_ROWS] for part in data)
+            data = (X.iloc[:, -3:], y % 3, weights)
         pure = _fit(params, data, "pure", monkeypatch, tmp_path / "pure.json")
         compiled = _fit(params, data, "compiled", monkeypatch, tmp_path / "compiled.json")
         if (pure[0] != compiled[0] or not np.array_equal(pure[1], compiled[1])
@@ -134,6 +139,67 @@ def test_the_mode_follows_the_size_and_the_environment(monkeypatch):
     monkeypatch.setenv("QUERCUS_KERNELS", "fast")
     with pytest.raises(ValueError, match="QUERCUS_KERNELS must be one of auto, pure, compiled"):
         _kernel_path.pure_wanted(1, 1)
+
+
+def test_pure_twins_give_the_kernels_results():
+    """A ``pure_twin`` (numpy code standing in for a kernel in the pure copy) returns what
+    the compiled kernel returns: the radix sort's order on ties, -0.0 and 0.0, NaN, +-inf
+    and subnormals."""
+    from quercus._kernels import radix_sort
+
+    pure = _kernel_path.pure_module("radix_sort")
+    assert pure.stable_argsort is pure._numpy_stable_argsort  # the twin is what runs
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        n = int(rng.integers(0, 300))
+        values = np.round(rng.normal(size=n) * 3, int(rng.integers(0, 3)))
+        for special, share in ((np.nan, 0.1), (-0.0, 0.1), (0.0, 0.05), (np.inf, 0.03),
+                               (-np.inf, 0.03), (5e-324, 0.03), (-5e-324, 0.03)):
+            values[rng.random(n) < share] = special
+        expected = radix_sort.stable_argsort(values)
+        found = pure.stable_argsort(values)
+        assert found.dtype == expected.dtype and np.array_equal(found, expected)
+        assert np.array_equal(pure.sort_keys(values), radix_sort.sort_keys(values))
+
+
+def test_compiled_where_cached_runs_cached_families_compiled(monkeypatch):
+    monkeypatch.delenv("QUERCUS_KERNELS", raising=False)
+    monkeypatch.setattr(_kernel_path, "_spent", {})
+    monkeypatch.setattr(_kernel_path, "_warm", {"c45": True, "cart": False})
+    with _kernel_path.compiled_where_cached():
+        assert not _kernel_path.pure_wanted(150, 4, "c45")  # cached: compiled
+        assert _kernel_path.pure_wanted(150, 4, "cart")  # not cached: its cold budget
+        with _kernel_path.compiled_where_cached(False):  # an inner False keeps it on
+            assert not _kernel_path.pure_wanted(150, 4, "c45")
+    with _kernel_path.compiled_where_cached(False):
+        assert _kernel_path.pure_wanted(150, 4, "c45")
+    assert _kernel_path.pure_wanted(150, 4, "c45")
+
+
+def test_auto_runs_its_small_fits_compiled_when_an_optimal_candidate_loads_numba(monkeypatch):
+    """``auto``'s optimal candidates run compiled, so its other candidates use their cached
+    kernels as well (the same models as pure ones: the cases above)."""
+    from quercus import selection
+
+    monkeypatch.delenv("QUERCUS_KERNELS", raising=False)
+    monkeypatch.setattr(_kernel_path, "_warm", dict.fromkeys(_kernel_path.FAMILY_MODULES, True))
+    monkeypatch.setattr(_kernel_path, "_spent", {})
+    decisions = []
+    wanted = _kernel_path.pure_wanted
+
+    def spy(rows, features, family=None):
+        decisions.append(wanted(rows, features, family))
+        return decisions[-1]
+
+    monkeypatch.setattr(_kernel_path, "pure_wanted", spy)
+    data = quercus.datasets.load("iris")
+    quercus.DecisionTreeClassifier(algorithm="auto", random_state=0).fit(data.X, data.y)
+    assert decisions and not any(decisions)
+    quercus.DecisionTreeClassifier(algorithm="c45").fit(data.X, data.y)  # alone: pure
+    assert decisions[-1]
+    assert selection.loads_numba(selection.CANDIDATES)
+    assert not selection.loads_numba([c for c in selection.CANDIDATES
+                                      if c.params["algorithm"] != "optimal"])
 
 
 def test_pure_sum_and_logarithms_are_numbas():

@@ -22,6 +22,11 @@ a process of its own that compiles those families into the cache on the other co
 representative fits), so that later processes find them compiled. ``QUERCUS_WARMUP=0``
 turns that off. ``QUERCUS_KERNELS=pure`` or ``compiled`` forces either copy (for testing;
 ``auto`` is the default).
+
+Inside ``compiled_where_cached()`` small inputs of a family whose kernels are cached run
+compiled too: a caller that loads numba anyway (``algorithm="auto"``, whose optimal
+candidates always run compiled) then pays a few tenths to load those kernels instead of
+running them slowly in pure Python.
 """
 
 from __future__ import annotations
@@ -63,6 +68,7 @@ MODES = ("auto", "pure", "compiled")
 PURE_FORMAT = 1  # of the cached transformed code: raise it when _Purify changes
 
 _pure = contextvars.ContextVar("quercus_pure_kernels", default=False)
+_compiled_preferred = contextvars.ContextVar("quercus_compiled_where_cached", default=False)
 
 _spent: dict[str | None, float] = {}  # seconds of pure blocks, per family
 _warm: dict[str | None, bool] = {}  # family -> its kernels were in numba's cache
@@ -85,6 +91,8 @@ def pure_wanted(rows: int, features: int, family: str | None = None) -> bool:
         return mode == "pure"
     if rows * max(features, 1) > PURE_MAX_WORK:
         return False
+    if _compiled_preferred.get() and family in FAMILY_MODULES and cached(family):
+        return False
     if family in COLD_BUDGETS and not cached(family):  # its own budget, the compile time
         return _spent.get(family, 0.0) < COLD_BUDGETS[family]
     return sum(_spent.values()) < PURE_BUDGET  # cached kernels: one budget for them all
@@ -106,6 +114,17 @@ def _check_cache() -> None:
     cold = [name for name in FAMILY_MODULES if not _warm[name]]
     if cold:
         start_warmup(cold)
+
+
+@contextlib.contextmanager
+def compiled_where_cached(active: bool = True):
+    """In the block (when ``active``), families whose kernels are in numba's cache run
+    compiled at any size (see the module docstring); uncached ones keep their budgets."""
+    token = _compiled_preferred.set(bool(active) or _compiled_preferred.get())
+    try:
+        yield
+    finally:
+        _compiled_preferred.reset(token)
 
 
 @contextlib.contextmanager

@@ -11,7 +11,7 @@ import numpy as np
 from . import multi_output
 from . import params as P
 from . import validation as V
-from ._kernel_path import use_pure
+from ._kernel_path import forced_mode, use_pure
 from .data.schema import Schema, infer_schema
 from .errors import DataError
 from .growing.builders import StoppingRules
@@ -391,6 +391,8 @@ time_limit, max_gap
     def _kernels_for(self, X):
         """The kernels' copy for a fit or prediction on X: pure Python when X is small
         (``_kernel_path.use_pure``), for the algorithms whose pure copy is tested."""
+        if self.algorithm == "optimal" and forced_mode() == "pure":  # tested, but slow:
+            return use_pure(*X.shape, "optimal")  # 30-180x compiled, so only when forced
         if self.algorithm not in PURE_ALGORITHMS:
             return nullcontext()
         hist = self.algorithm == "cart" and self.splitter == "hist"  # "auto": exact if small

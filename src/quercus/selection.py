@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from . import validation as V
+from ._kernel_path import compiled_where_cached
 from .data.frames import as_1d
 from .errors import DataError
 
@@ -104,6 +105,7 @@ class Selection:
     chosen: Candidate
     summary: str
     fallback: bool = False
+    loaded_numba: bool = False  # a candidate ran numba's kernels (``loads_numba``)
 
 
 def _seed(random_state) -> int:
@@ -130,6 +132,20 @@ def evaluate(estimator, candidates, frame, labels, weights, folds, base: dict,
     ``weights`` the rows' sample weights and ``base`` the parameters every fit shares.
     A candidate that fails on a fold (e.g. ID3-style data it refuses) gets NaN figures.
     """
+    with compiled_where_cached(loads_numba(candidates)):
+        return _evaluate(estimator, candidates, frame, labels, weights, folds, base, progress)
+
+
+def loads_numba(candidates) -> bool:
+    """Whether a candidate always runs numba's kernels (the optimal tree): then the others
+    run compiled too where their kernels are cached (``_kernel_path.compiled_where_cached``;
+    iris: 2.9 s for the search against 4.3 s with the small fits in pure Python)."""
+    from .estimator import PURE_ALGORITHMS
+
+    return any(c.params["algorithm"] not in PURE_ALGORITHMS for c in candidates)
+
+
+def _evaluate(estimator, candidates, frame, labels, weights, folds, base, progress):
     rows, total, done = [], len(candidates) * len(folds), 0
     for candidate in candidates:
         right = tested = 0.0
@@ -269,7 +285,8 @@ def select(model, X, y, sample_weight=None, progress=None) -> Selection:
     table = evaluate(type(model), candidates, frame, labels, weights, folds, base, progress)
     chosen = choose(table, len(rows))
     table.loc[chosen, "chosen"] = True
-    return Selection(table, candidates[chosen], summary_line(table, chosen, note))
+    return Selection(table, candidates[chosen], summary_line(table, chosen, note),
+                     loaded_numba=loads_numba(candidates))
 
 
 def _fallback(n: int, estimator) -> Selection:
@@ -360,7 +377,8 @@ def fit_auto(model, X, y, sample_weight=None, progress=None):
         rows = _subsample(len(X), min(FALLBACK_ROWS, len(X)), params["random_state"])
         X, y = _take(X, rows), _take(as_1d(y), rows)
         sample_weight = None if sample_weight is None else sample_weight[rows]
-    best.fit(X, y, sample_weight=sample_weight)
+    with compiled_where_cached(selection.loaded_numba):
+        best.fit(X, y, sample_weight=sample_weight)
     for name in [n for n in vars(model) if n.endswith("_") and not n.startswith("_")]:
         delattr(model, name)  # a previous fit's attributes
     for name, value in vars(best).items():  # the fitted attributes: tree_, schema_ ...
