@@ -21,6 +21,7 @@ from .learners import (
     DEFAULT_CRITERION,
     DEFAULT_MIN_SAMPLES_LEAF,
     LEARNERS,
+    PURE_ALGORITHMS,
     Settings,
     fit_cart_binned,
 )
@@ -36,9 +37,6 @@ __all__ = ["DecisionTreeClassifier"]
 #: that are equal in exact arithmetic can differ in the last bit depending on the order of
 #: the terms; J48's order mostly leaves such a tie exact, so its first class wins.
 C45_TIE_RTOL = 1e-12
-#: Algorithms whose small fits and predictions run the kernels' pure Python copy
-#: (``_kernel_path``; byte-identical models, tests/test_pure_kernels.py).
-PURE_ALGORITHMS = ("cart", "c45", "id3", "interval", "rpart")
 #: rpart with 3+ classes tries 2^(L-1) sets of a factor's L levels at every node: in pure
 #: Python only while all factors together have at most this many (one of 10-11 levels).
 PURE_RPART_MAX_SUBSETS = 1024

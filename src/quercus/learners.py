@@ -255,3 +255,6 @@ LEARNERS = {"cart": fit_cart, "id3": fit_id3, "c45": fit_c45, "interval": fit_in
 # every ``algorithm`` the estimator takes: rpart's fit returns more than a tree (its cp table
 # and split records), so the estimator calls it itself (growing.rpart_settings)
 ALGORITHMS = (*LEARNERS, "rpart")
+#: Algorithms whose small fits and predictions run the kernels' pure Python copy
+#: (``_kernel_path``; byte-identical models, tests/test_pure_kernels.py).
+PURE_ALGORITHMS = ("cart", "c45", "id3", "interval", "rpart")

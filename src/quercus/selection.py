@@ -140,7 +140,7 @@ def loads_numba(candidates) -> bool:
     """Whether a candidate always runs numba's kernels (the optimal tree): then the others
     run compiled too where their kernels are cached (``_kernel_path.compiled_where_cached``;
     iris: 2.9 s for the search against 4.3 s with the small fits in pure Python)."""
-    from .estimator import PURE_ALGORITHMS
+    from .learners import PURE_ALGORITHMS
 
     return any(c.params["algorithm"] not in PURE_ALGORITHMS for c in candidates)
 

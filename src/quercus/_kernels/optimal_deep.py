@@ -71,7 +71,7 @@ def _slot(memo, rows, h):
                     break
             if same:
                 return i
-        i = np.int64((i + 1) & mask)
+        i = np.int64((np.uint64(i) + np.uint64(1)) & mask)
     return i
 
 
@@ -105,7 +105,7 @@ def rehash(slot_hash, entry_of, start, length, pool, n_entries, size):
         h = _hash(pool[start[e]:start[e] + length[e]])
         i = np.int64(h & mask)
         while new_entry[i] >= 0:
-            i = np.int64((i + 1) & mask)
+            i = np.int64((np.uint64(i) + np.uint64(1)) & mask)
         new_entry[i] = e
         new_hash[i] = h
     return new_hash, new_entry
