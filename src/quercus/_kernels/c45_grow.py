@@ -366,6 +366,6 @@ def grow_largest_first(X, y, X_full, distinct, distinct_ptr, numeric_features, n
         settled += grow_nodes(X, y, X_full, distinct, distinct_ptr, numeric_features,
                               numeric_index, nominal_features, n_values, n_classes, min_leaf,
                               n_all_rows, multi_valued, xlogx_of_int, all_weights_whole,
-                              max_depth, binary_nominal, nodes, frontier, branch_of_row, 1,
-                              True)
+                              max_depth, binary_nominal, nodes, frontier, branch_of_row,
+                              np.int64(1), np.bool_(True))
     return settled

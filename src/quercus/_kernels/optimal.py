@@ -206,7 +206,7 @@ def scan_tests(tab, offsets, glob, categorical, n_classes, learn, max_subset, mi
             for variant in range(2 if both else 1):
                 missing_left = variant == 1
                 if missing_left:
-                    _add_vec(left, miss, 1)
+                    _add_vec(left, miss, np.int64(1))
                 _difference(right, total, left)
                 if left[K] >= min_leaf and right[K] >= min_leaf:
                     e = leaf_error(left, K) + leaf_error(right, K)
@@ -225,19 +225,20 @@ def scan_tests(tab, offsets, glob, categorical, n_classes, learn, max_subset, mi
                         _write_test(best_test[0], g, kind, param, missing_left, glob,
                                     present, mask, n_present, single)
                 if missing_left:
-                    _add_vec(left, miss, -1)
+                    _add_vec(left, miss, np.int64(-1))
         # known values left, missing right
         if both and known[K] >= min_leaf and miss[K] >= min_leaf:
             e = leaf_error(known, K) + leaf_error(miss, K)
             if capacity > 0:
                 if n_emit < capacity:
-                    _write_test(emit[n_emit], g, KNOWN, 0, False, glob, present, 0,
-                                n_present, -1)
+                    _write_test(emit[n_emit], g, np.int64(KNOWN), np.int64(0), np.bool_(False),
+                                glob, present, np.int64(0), n_present, np.int64(-1))
                     emit_error[n_emit] = e
                 n_emit += 1
             elif e < best:
                 best = e
-                _write_test(best_test[0], g, KNOWN, 0, False, glob, present, 0, n_present, -1)
+                _write_test(best_test[0], g, np.int64(KNOWN), np.int64(0), np.bool_(False), glob,
+                            present, np.int64(0), n_present, np.int64(-1))
     return best, n_emit
 
 
@@ -360,7 +361,7 @@ def _evaluate_root(test, left, right, total, offsets, glob, categorical, K, lear
     leaf_l, d1_l, leaf_r, d1_r = _child_bests(left, right, total, offsets, glob, categorical,
                                               K, learn, max_subset, min_leaf, work)
     before = np.full(4, -1, dtype=np.int64)
-    _record_root(test, 0, leaf_l, d1_l, leaf_r, d1_r, work[2], work[3], out_error,
+    _record_root(test, np.int64(0), leaf_l, d1_l, leaf_r, d1_r, work[2], work[3], out_error,
                  out_tests, before)
     return min(leaf_l + d1_r, d1_l + leaf_r), d1_l + d1_r
 

@@ -115,7 +115,7 @@ def rehash(slot_hash, entry_of, start, length, pool, n_entries, size):
 def _solve_child(codes, y, w, rows, low, high, categorical, n_classes, min_leaf, alpha,
                  error, tests):
     """The optimum of a depth-2 child with a full budget; its tree in ``tests[b]``."""
-    solve_depth2_binary(codes, y, w, rows, low, high, categorical, n_classes, 2, min_leaf,
+    solve_depth2_binary(codes, y, w, rows, low, high, categorical, n_classes, np.int64(2), min_leaf,
                         error, tests)
     return _penalised(error, tests, alpha, 3)
 
@@ -144,12 +144,12 @@ def _child(codes, y, w, rows, h, i, low, high, categorical, n_classes, min_leaf,
                                                                  w))
         if lower >= bound:
             stats[2] += 1
-            _store(memo, rows, h, i, lower, False)
+            _store(memo, rows, h, i, lower, np.bool_(False))
             return lower, False, True
     cost, b = _solve_child(codes, y, w, rows, low, high, categorical, n_classes, min_leaf,
                            alpha, error, tests)
     stats[1] += 1
-    _store(memo, rows, h, i, cost, True)
+    _store(memo, rows, h, i, cost, np.bool_(True))
     if similar:  # the newest solved set takes the older one's slot
         j = used[2] % SIMILAR_KEPT
         used[2] += 1
