@@ -268,7 +268,7 @@ def grow_nodes(X, y, X_full, distinct, distinct_ptr, numeric_features, numeric_i
             cmap = category_map(n_values[winner], chosen_value[winner])
             k = 2 if binary_nominal else n_values[winner]
         positions_out, child_w, ptr, route, known, share = split_rows(
-            X, rows, weights, winner, numeric, t, k, cmap)
+            X, rows, weights, np.int64(winner), numeric, t, k, cmap)
         n_real = 0
         for j in range(k):
             if total(child_w[ptr[j]:ptr[j + 1]]) >= SMALL:

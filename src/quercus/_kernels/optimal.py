@@ -215,7 +215,7 @@ def scan_tests(tab, offsets, glob, categorical, n_classes, learn, max_subset, mi
                             kind = SUBSET if categorical[g] else ORDERED
                             param = glob[present[j]] if not categorical[g] else 0
                             _write_test(emit[n_emit], g, kind, param, missing_left, glob,
-                                        present, mask, n_present, single)
+                                        present, mask, np.int64(n_present), single)
                             emit_error[n_emit] = e
                         n_emit += 1
                     elif e < best:
@@ -223,7 +223,7 @@ def scan_tests(tab, offsets, glob, categorical, n_classes, learn, max_subset, mi
                         kind = SUBSET if categorical[g] else ORDERED
                         param = glob[present[j]] if not categorical[g] else 0
                         _write_test(best_test[0], g, kind, param, missing_left, glob,
-                                    present, mask, n_present, single)
+                                    present, mask, np.int64(n_present), single)
                 if missing_left:
                     _add_vec(left, miss, np.int64(-1))
         # known values left, missing right
@@ -232,13 +232,13 @@ def scan_tests(tab, offsets, glob, categorical, n_classes, learn, max_subset, mi
             if capacity > 0:
                 if n_emit < capacity:
                     _write_test(emit[n_emit], g, np.int64(KNOWN), np.int64(0), np.bool_(False),
-                                glob, present, np.int64(0), n_present, np.int64(-1))
+                                glob, present, np.int64(0), np.int64(n_present), np.int64(-1))
                     emit_error[n_emit] = e
                 n_emit += 1
             elif e < best:
                 best = e
                 _write_test(best_test[0], g, np.int64(KNOWN), np.int64(0), np.bool_(False), glob,
-                            present, np.int64(0), n_present, np.int64(-1))
+                            present, np.int64(0), np.int64(n_present), np.int64(-1))
     return best, n_emit
 
 
