@@ -1,7 +1,7 @@
 """The kernels' pure Python copy (``quercus._kernel_path``) gives the compiled kernels' models
-byte for byte: every algorithm it serves (and the optimal tree, which runs it only when
-``QUERCUS_KERNELS=pure``, on ``OPTIMAL_ROWS`` rows, 3 columns and 3 classes at most: it is
-30-180x slower pure), fitted on many small random data sets (ties,
+byte for byte: every algorithm it serves (the optimal tree on ``OPTIMAL_ROWS`` rows, 3
+columns and 3 classes at most: it is 40-140x slower pure), fitted on many small random data
+sets (ties,
 missing values, categories, fractional weights, up to 11 classes) once with
 ``QUERCUS_KERNELS=pure`` and once with ``compiled``, writes the same model file and
 predicts the same probabilities, bit for bit.
@@ -117,11 +117,18 @@ def test_pure_and_compiled_kernels_write_the_same_model_files(case, monkeypatch,
     assert differing == []
 
 
+def _fake_cache(monkeypatch, warm: dict) -> None:
+    """The families ``warm`` says are cached (True) or not, whatever numba's cache holds:
+    no looking at it again (``_kernel_path.cached`` polls uncached families)."""
+    monkeypatch.setattr(_kernel_path, "_warm", warm)
+    monkeypatch.setattr(_kernel_path, "POLL_SECONDS", float("inf"))
+
+
 def test_the_mode_follows_the_size_and_the_environment(monkeypatch):
     monkeypatch.delenv("QUERCUS_KERNELS", raising=False)
     monkeypatch.setattr(_kernel_path, "COLD_BUDGETS", {"c45": 20.0, "cart": 10.0})
     monkeypatch.setattr(_kernel_path, "_spent", {})
-    monkeypatch.setattr(_kernel_path, "_warm", {"c45": True})
+    _fake_cache(monkeypatch, {"c45": True})
     assert _kernel_path.pure_wanted(344, 7, "c45")
     assert not _kernel_path.pure_wanted(_kernel_path.PURE_MAX_WORK + 1, 1, "c45")
     monkeypatch.setattr(_kernel_path, "_spent", {"c45": _kernel_path.PURE_BUDGET})
@@ -165,7 +172,7 @@ def test_pure_twins_give_the_kernels_results():
 def test_compiled_where_cached_runs_cached_families_compiled(monkeypatch):
     monkeypatch.delenv("QUERCUS_KERNELS", raising=False)
     monkeypatch.setattr(_kernel_path, "_spent", {})
-    monkeypatch.setattr(_kernel_path, "_warm", {"c45": True, "cart": False})
+    _fake_cache(monkeypatch, {"c45": True, "cart": False})
     with _kernel_path.compiled_where_cached():
         assert not _kernel_path.pure_wanted(150, 4, "c45")  # cached: compiled
         assert _kernel_path.pure_wanted(150, 4, "cart")  # not cached: its cold budget
@@ -176,30 +183,99 @@ def test_compiled_where_cached_runs_cached_families_compiled(monkeypatch):
     assert _kernel_path.pure_wanted(150, 4, "c45")
 
 
-def test_auto_runs_its_small_fits_compiled_when_an_optimal_candidate_loads_numba(monkeypatch):
-    """``auto``'s optimal candidates run compiled, so its other candidates use their cached
-    kernels as well (the same models as pure ones: the cases above)."""
-    from quercus import selection
-
-    monkeypatch.delenv("QUERCUS_KERNELS", raising=False)
-    monkeypatch.setattr(_kernel_path, "_warm", dict.fromkeys(_kernel_path.FAMILY_MODULES, True))
-    monkeypatch.setattr(_kernel_path, "_spent", {})
+def _spy_on_decisions(monkeypatch, families: list | None = None) -> list[bool]:
+    """The list ``pure_wanted``'s answers are appended to from now on (and ``families``,
+    if given, the families asked about)."""
     decisions = []
     wanted = _kernel_path.pure_wanted
 
     def spy(rows, features, family=None):
         decisions.append(wanted(rows, features, family))
+        if families is not None:
+            families.append(family)
         return decisions[-1]
 
     monkeypatch.setattr(_kernel_path, "pure_wanted", spy)
+    return decisions
+
+
+def test_auto_runs_its_small_fits_compiled_when_the_optimal_kernels_are_cached(monkeypatch):
+    """``auto``'s optimal candidates run compiled once their kernels are cached, so its
+    other candidates use their cached kernels as well (the same models as pure ones: the
+    cases above)."""
+    from quercus import selection
+
+    monkeypatch.delenv("QUERCUS_KERNELS", raising=False)
+    _fake_cache(monkeypatch, dict.fromkeys(_kernel_path.FAMILY_MODULES, True))
+    monkeypatch.setattr(_kernel_path, "_spent", {})
+    decisions = _spy_on_decisions(monkeypatch)
     data = quercus.datasets.load("iris")
     quercus.DecisionTreeClassifier(algorithm="auto", random_state=0).fit(data.X, data.y)
     assert decisions and not any(decisions)
     quercus.DecisionTreeClassifier(algorithm="c45").fit(data.X, data.y)  # alone: pure
     assert decisions[-1]
-    assert selection.loads_numba(selection.CANDIDATES)
-    assert not selection.loads_numba([c for c in selection.CANDIDATES
-                                      if c.params["algorithm"] != "optimal"])
+    assert selection.numba_family(selection.CANDIDATES) == "optimal"
+    assert selection.numba_family([c for c in selection.CANDIDATES
+                                   if c.params["algorithm"] != "optimal"]) is None
+
+
+def test_auto_runs_pure_while_the_optimal_kernels_are_uncached(monkeypatch):
+    """On a cold cache every small fit of ``auto``, the optimal candidates' too, runs the
+    pure copy (labor: 9 s for the first ``quercus train`` instead of 32 s compiling) and
+    chooses what the compiled kernels choose."""
+    monkeypatch.delenv("QUERCUS_KERNELS", raising=False)
+    data = quercus.datasets.load("iris")
+    X, y = data.X.iloc[::3], data.y[::3]
+    expected = quercus.DecisionTreeClassifier(algorithm="auto", random_state=0).fit(X, y)
+    _fake_cache(monkeypatch, dict.fromkeys(_kernel_path.FAMILY_MODULES, False))
+    monkeypatch.setattr(_kernel_path, "COLD_BUDGETS",
+                        dict.fromkeys(_kernel_path.FAMILY_MODULES, 600.0))
+    monkeypatch.setattr(_kernel_path, "_spent", {})
+    families = []
+    decisions = _spy_on_decisions(monkeypatch, families)
+    model = quercus.DecisionTreeClassifier(algorithm="auto", random_state=0).fit(X, y)
+    assert all(decisions) and {"optimal", "c45", "cart", "rpart"} <= set(families)
+    assert model.chosen_ == expected.chosen_
+    columns = ["name", "accuracy", "leaves"]
+    assert model.selection_[columns].equals(expected.selection_[columns])
+    assert np.array_equal(model.predict_proba(X), expected.predict_proba(X))
+
+
+def test_a_long_pure_optimal_search_starts_again_compiled(monkeypatch):
+    """Past its cold budget an optimal search running pure stops and starts again compiled,
+    with the compiled kernels' tree."""
+    from quercus import learners
+
+    monkeypatch.delenv("QUERCUS_KERNELS", raising=False)
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 5, (120, 5)).astype(float)
+    y = (X[:, 0] + X[:, 1] + rng.integers(0, 3, 120)) % 3
+    params = {"algorithm": "optimal", "max_depth": 3}
+    monkeypatch.setenv("QUERCUS_KERNELS", "compiled")
+    expected = quercus.DecisionTreeClassifier(**params).fit(X, y)
+    monkeypatch.delenv("QUERCUS_KERNELS")
+    _fake_cache(monkeypatch, {"optimal": False})
+    monkeypatch.setattr(_kernel_path, "POLL_SECONDS", 0.0)
+    monkeypatch.setattr(_kernel_path, "family_cached", lambda family, cached=None: False)
+    monkeypatch.setattr(_kernel_path, "COLD_BUDGETS", {"optimal": 0.05})
+    monkeypatch.setattr(_kernel_path, "_spent", {})
+    switched = []
+    block = learners.compiled_block
+
+    def spy(family=None):
+        switched.append(family)
+        return block(family)
+
+    monkeypatch.setattr(learners, "compiled_block", spy)
+    model = quercus.DecisionTreeClassifier(**params).fit(X, y)
+    assert switched == ["optimal"]
+    assert _kernel_path._spent["optimal"] >= 0.05
+    assert model.objective_ == expected.objective_ and model.optimal_
+    for name in ("feature", "threshold", "children_left", "value"):
+        assert np.array_equal(getattr(model.tree_, name), getattr(expected.tree_, name))
+    switched.clear()  # the budget is spent: the next search runs compiled from the start
+    quercus.DecisionTreeClassifier(**params).fit(X, y)
+    assert switched == []
 
 
 def test_pure_sum_and_logarithms_are_numbas():

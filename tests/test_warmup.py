@@ -62,10 +62,16 @@ def test_a_cold_family_starts_one_warmup(cache, monkeypatch):
     started = []
 
     class Popen:
+        pid = 4242
+
         def __init__(self, argv, env, **kwargs):
             started.append((argv, env, kwargs))
 
+        def poll(self):
+            return None  # still running
+
     monkeypatch.setattr(subprocess, "Popen", Popen)
+    monkeypatch.setattr(_kernel_path, "_warmup_process", None)
     monkeypatch.setenv("QUERCUS_WARMUP", "1")
     monkeypatch.setattr(_kernel_path, "_warm", {})
     monkeypatch.setattr(_kernel_path, "_spent", {})  # earlier tests' pure seconds
@@ -76,9 +82,12 @@ def test_a_cold_family_starts_one_warmup(cache, monkeypatch):
     argv, env, kwargs = started[0]
     assert argv[:3] == [sys.executable, "-m", "quercus._warmup"]
     assert sorted(argv[3:]) == sorted(_kernel_path.FAMILY_MODULES)
+    assert argv[3] == "c45"  # the family asked for first is warmed up first
     assert env["QUERCUS_KERNELS"] == "compiled"
     lock = Path(env["QUERCUS_WARMUP_LOCK"])
     assert lock.exists() and lock.parent == cache
+    assert lock.read_text() == f"todo {' '.join(argv[3:])}\npid 4242\n"  # for waiters
+    assert _kernel_path.warmup_state() == (argv[3:], set())  # our child, running
     assert kwargs["start_new_session"] and kwargs["stdout"] == subprocess.DEVNULL
     # another process on the same cache while it runs: no second warm-up
     assert not _kernel_path.start_warmup(["c45"])
@@ -146,3 +155,81 @@ print(compiled)
                             text=True, timeout=900)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_running_warmup_is_read_from_its_lock(cache, monkeypatch):
+    """The lock tells which family the warm-up compiles now and which it has cached; an
+    uncached family turns cached when the warm-up is done with it, and a process can wait
+    for the family being compiled (not for one that comes later or not at all)."""
+    import threading
+
+    monkeypatch.setattr(_kernel_path, "_warm", {"optimal": False, "cart": False})
+    monkeypatch.setattr(_kernel_path, "POLL_SECONDS", 0.0)
+    cache.mkdir(parents=True, exist_ok=True)
+    lock = cache / _kernel_path.WARMUP_LOCK
+    assert _kernel_path.warmup_state() is None and not _kernel_path.warming_now("optimal")
+    lock.write_text("todo optimal cart\n")
+    assert _kernel_path.warmup_state() == (["optimal", "cart"], set())
+    assert _kernel_path.warming_now("optimal") and not _kernel_path.warming_now("cart")
+    assert not _kernel_path.await_warmup("cart")  # optimal comes first: do not wait
+    assert not _kernel_path.await_warmup("rpart")  # not on its list
+    assert not _kernel_path.cached("optimal")
+    with lock.open("a") as file:
+        file.write("done optimal\n")
+    assert _kernel_path.cached("optimal") and not _kernel_path.cached("cart")
+    assert _kernel_path.warming_now("cart")
+
+    def finish():
+        time.sleep(0.3)
+        with lock.open("a") as file:
+            file.write("done cart\n")
+
+    thread = threading.Thread(target=finish)
+    started = time.monotonic()
+    thread.start()
+    assert _kernel_path.await_warmup("cart")
+    thread.join()
+    assert 0.25 <= time.monotonic() - started < 10 and _kernel_path.cached("cart")
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+    with lock.open("a") as file:  # a warm-up that died and left its lock: none runs
+        file.write(f"pid {gone}\n")
+    assert _kernel_path.warmup_state() is None
+    lock.write_text(f"todo cart\npid {os.getpid()}\n")  # a live process
+    assert _kernel_path.warmup_state() == (["cart"], set())
+    old = time.time() - _kernel_path.WARMUP_STALE - 60  # a lock left over long ago
+    os.utime(lock, (old, old))
+    assert _kernel_path.warmup_state() is None
+
+
+def test_past_its_budget_a_family_stays_pure_while_the_warmup_compiles_it(cache, monkeypatch):
+    monkeypatch.delenv("QUERCUS_KERNELS", raising=False)
+    monkeypatch.setattr(_kernel_path, "_warm", {"c45": False})
+    monkeypatch.setattr(_kernel_path, "POLL_SECONDS", 0.0)
+    monkeypatch.setattr(_kernel_path, "COLD_BUDGETS", {"c45": 20.0})
+    monkeypatch.setattr(_kernel_path, "_spent", {"c45": 20.0})
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    cache.mkdir(parents=True, exist_ok=True)
+    lock = cache / _kernel_path.WARMUP_LOCK
+    assert not _kernel_path.pure_wanted(344, 7, "c45")  # spent, and no warm-up runs
+    lock.write_text("todo c45\n")
+    assert _kernel_path.pure_wanted(344, 7, "c45")  # the warm-up will cache it soon
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)  # one core: waiting lets it run
+    monkeypatch.setattr(_kernel_path, "WARMUP_WAIT", 0.3)
+    started = time.monotonic()
+    assert not _kernel_path.pure_wanted(344, 7, "c45")
+    assert time.monotonic() - started >= 0.25
+    with lock.open("a") as file:
+        file.write("done c45\n")
+    assert _kernel_path.cached("c45")
+    assert not _kernel_path.pure_wanted(344, 7, "c45")  # cached: the one short budget
+
+
+def test_the_warmup_notes_each_family_in_its_lock(tmp_path):
+    from quercus import _warmup
+
+    lock = tmp_path / "lock"
+    lock.write_text("todo nosuch other\n")
+    _warmup.warm(["nosuch", "other"], _warmup._note_done(str(lock)))  # unknown: no fits
+    assert lock.read_text() == "todo nosuch other\ndone nosuch\ndone other\n"
+    assert [p["algorithm"] for p in _warmup.FAMILIES["optimal"]] == ["optimal"] * 4

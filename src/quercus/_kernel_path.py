@@ -20,13 +20,20 @@ can finish without. Instead, the first time a process meets a family
 whose kernels are not cached, it starts ``python -m quercus._warmup`` in the background:
 a process of its own that compiles those families into the cache on the other core (small
 representative fits), so that later processes find them compiled. ``QUERCUS_WARMUP=0``
-turns that off. ``QUERCUS_KERNELS=pure`` or ``compiled`` forces either copy (for testing;
-``auto`` is the default).
+turns that off. Its lock file tells its plan and progress (``warmup_state``): a family
+turns cached in this process when the warm-up is done with it, and a family past its
+budget that the warm-up is compiling now stays pure (another core) or waits for it (one
+core) instead of compiling the same kernels a second time. ``QUERCUS_KERNELS=pure`` or
+``compiled`` forces either copy (for testing; ``auto`` is the default).
 
-Inside ``compiled_where_cached()`` small inputs of a family whose kernels are cached run
-compiled too: a caller that loads numba anyway (``algorithm="auto"``, whose optimal
-candidates always run compiled) then pays a few tenths to load those kernels instead of
-running them slowly in pure Python.
+A family in ``COMPILED_WHEN_CACHED`` (the optimal tree: 40-140x slower pure) runs pure only
+while uncached, and its long pure computations call ``pure_interrupt()``'s check, which
+raises ``SwitchToCompiled`` when the budget is spent or the kernels are cached meanwhile;
+the caller starts again in a ``compiled_block``. Inside ``compiled_where_cached(family)``
+small inputs of a family whose kernels are cached run compiled too, while ``family`` is
+cached: a caller that then loads numba anyway (``algorithm="auto"`` with its optimal
+candidates) pays a few tenths to load those kernels instead of running them slowly in pure
+Python.
 """
 
 from __future__ import annotations
@@ -54,25 +61,40 @@ PURE_MAX_WORK = 8_000  # rows x features (C4.5 on 1000 x 8 takes ~0.5 s pure)
 PURE_BUDGET = 2.0  # seconds of pure blocks before small inputs go compiled, or ...
 #: ... a family's own seconds when its kernels are not in numba's cache: about what
 #: compiling them costs on a quiet core (benchmarks/bench_startup.py: 8-20 s cold)
-COLD_BUDGETS = {"cart": 10.0, "hist": 8.0, "c45": 20.0, "rpart": 12.0}
+COLD_BUDGETS = {"cart": 10.0, "hist": 8.0, "c45": 20.0, "rpart": 12.0, "optimal": 15.0}
 #: Kernel modules whose cached code tells that a family's kernels are in numba's cache.
 FAMILY_MODULES = {
     "cart": ("split_numeric", "partition", "predict"),
     "hist": ("histogram", "binning", "predict"),
     "c45": ("c45_grow", "c45_prune", "c45_store", "predict"),
     "rpart": ("rpart_split", "rpart_fold", "predict_surrogate"),
+    "optimal": ("optimal", "optimal_pairs", "predict"),
 }
+#: Families whose pure copy is too slow to run once their kernels are cached (the optimal
+#: tree's search: 40-140x compiled, against the few tenths loading its kernels costs).
+COMPILED_WHEN_CACHED = ("optimal",)
 WARMUP_LOCK = "quercus-warmup.lock"  # in numba's cache directory, while a warm-up runs
 WARMUP_STALE = 900.0  # seconds after which a warm-up's lock is taken to be left over
+WARMUP_WAIT = 180.0  # the longest wait for a warm-up compiling the family a block needs
+POLL_SECONDS = 0.25  # between looks at the warm-up's progress (its lock file)
 MODES = ("auto", "pure", "compiled")
 PURE_FORMAT = 1  # of the cached transformed code: raise it when _Purify changes
 
 _pure = contextvars.ContextVar("quercus_pure_kernels", default=False)
 _compiled_preferred = contextvars.ContextVar("quercus_compiled_where_cached", default=False)
+_block = contextvars.ContextVar("quercus_pure_block", default=None)  # (family, start)
 
 _spent: dict[str | None, float] = {}  # seconds of pure blocks, per family
-_warm: dict[str | None, bool] = {}  # family -> its kernels were in numba's cache
+_warm: dict[str | None, bool] = {}  # family -> its kernels are in numba's cache
+_looked: dict[str | None, float] = {}  # family -> when its cache or warm-up was last polled
 _modules: dict[str, types.ModuleType] = {}
+_warmup_process = None  # the warm-up this process started (subprocess.Popen)
+
+
+class SwitchToCompiled(Exception):
+    """Raised by ``pure_interrupt``'s check inside a long pure block: the rest of the work
+    is better done compiled (the budget is spent, or the warm-up has cached the kernels);
+    the caller starts again in a ``compiled_block``."""
 
 
 def forced_mode() -> str:
@@ -91,36 +113,170 @@ def pure_wanted(rows: int, features: int, family: str | None = None) -> bool:
         return mode == "pure"
     if rows * max(features, 1) > PURE_MAX_WORK:
         return False
-    if _compiled_preferred.get() and family in FAMILY_MODULES and cached(family):
+    if family in FAMILY_MODULES and cached(family) and (
+            family in COMPILED_WHEN_CACHED or _prefers_compiled()):
         return False
     if family in COLD_BUDGETS and not cached(family):  # its own budget, the compile time
-        return _spent.get(family, 0.0) < COLD_BUDGETS[family]
+        if _spent.get(family, 0.0) < COLD_BUDGETS[family] or _keep_pure(family):
+            return True
+        await_warmup(family)  # spent: compiled, from the warm-up's cache if it is near
+        return False
     return sum(_spent.values()) < PURE_BUDGET  # cached kernels: one budget for them all
 
 
+def _prefers_compiled() -> bool:
+    preferred = _compiled_preferred.get()
+    return preferred is True or (bool(preferred) and cached(preferred))
+
+
 def cached(family: str) -> bool:
-    """Whether the family's kernels were in numba's cache when this process first looked
-    (then ``_check_cache`` warmed the missing ones up in the background)."""
+    """Whether the family's kernels are in numba's cache: as this process first found them
+    (then ``_check_cache`` warmed the missing ones up in the background), or since, when a
+    warm-up or another process has compiled them (looked for every ``POLL_SECONDS``)."""
     if family not in _warm:
-        _check_cache()
+        _check_cache(family)
+    elif not _warm[family]:
+        now = time.monotonic()
+        if now - _looked.get(family, 0.0) >= POLL_SECONDS:
+            _looked[family] = now
+            state = warmup_state()
+            _warm[family] = (family in state[1] if state is not None
+                             else family_cached(family))
     return _warm[family]
 
 
-def _check_cache() -> None:
-    """Note which families' kernels numba's cache holds; warm the others up (once)."""
+def _check_cache(first: str | None = None) -> None:
+    """Note which families' kernels numba's cache holds; warm the others up (once), the
+    family ``first`` asked for first."""
     cached = cached_modules()
+    now = time.monotonic()
     for name in FAMILY_MODULES:
         _warm[name] = family_cached(name, cached)
-    cold = [name for name in FAMILY_MODULES if not _warm[name]]
+        _looked[name] = now
+    cold = sorted((name for name in FAMILY_MODULES if not _warm[name]),
+                  key=lambda name: name != first)
     if cold:
         start_warmup(cold)
 
 
+def warmup_state() -> tuple[list[str], set[str]] | None:
+    """The running warm-up's families, in its order, and those it has finished (its lock
+    file: a line ``todo FAMILY...``, its ``pid``, then ``done FAMILY`` lines); None when
+    none runs (no lock, a stale one, or its process has gone)."""
+    directory = _writable_cache_dir()
+    if directory is None:
+        return None
+    lock = os.path.join(directory, WARMUP_LOCK)
+    try:
+        if time.time() - os.stat(lock).st_mtime > WARMUP_STALE:
+            return None
+        with open(lock, encoding="utf-8") as file:
+            lines = [line.split() for line in file.read().splitlines()]
+    except (OSError, ValueError):
+        return None
+    pid = next((words[1] for words in lines if words[:1] == ["pid"] and len(words) > 1), "")
+    if pid.isdigit() and not _alive(int(pid)):  # it died and left its lock
+        return None
+    todo = next((words[1:] for words in lines if words and words[0] == "todo"), [])
+    return todo, {word for words in lines if words[:1] == ["done"] for word in words[1:]}
+
+
+def _alive(pid: int) -> bool:
+    """Whether the warm-up process ``pid`` still runs (this process's own child: not yet
+    exited; another's: the pid exists; where that cannot be told, True)."""
+    if _warmup_process is not None and _warmup_process.pid == pid:
+        return _warmup_process.poll() is None
+    if os.name != "posix":
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists, as another user's
+        return True
+    return True
+
+
+def warming_now(family: str, state=False) -> bool:
+    """Whether the running warm-up is compiling ``family`` now: it is on the warm-up's list,
+    not done, and every family before it is (``state``: ``warmup_state()``, if read)."""
+    state = warmup_state() if state is False else state
+    if state is None:
+        return False
+    todo, done = state
+    return (family in todo and family not in done
+            and all(f in done for f in todo[:todo.index(family)]))
+
+
+def _keep_pure(family: str) -> bool:
+    """Past its budget, a family stays pure while the warm-up compiles it on another core
+    (the pure copy goes on while it does; with one core, waiting lets the warm-up run)."""
+    return (os.cpu_count() or 1) > 1 and warming_now(family)
+
+
+def await_warmup(family: str) -> bool:
+    """Wait while the running warm-up compiles ``family`` now (every family before it in
+    its list is done), at most ``WARMUP_WAIT`` seconds: less than compiling here would
+    cost. Whether the family is cached at the end."""
+    deadline = time.monotonic() + WARMUP_WAIT
+    while time.monotonic() < deadline:
+        state = warmup_state()
+        if state is None:
+            break
+        if family in state[1]:
+            _warm[family] = True
+            return True
+        if not warming_now(family, state):
+            return False  # not being compiled now: compiling here is sooner
+        time.sleep(POLL_SECONDS)
+    _warm[family] = family_cached(family)
+    return _warm[family]
+
+
+def pure_interrupt():
+    """For a long computation in the current pure block: a check to call now and then,
+    which raises ``SwitchToCompiled`` once the block's family has spent its cold budget or
+    its kernels have been cached meanwhile; None outside a pure block, when the copy is
+    forced or when the family has no cold budget (``COLD_BUDGETS``)."""
+    block = _block.get()
+    if not _pure.get() or block is None or forced_mode() != "auto":
+        return None
+    family, start = block
+    if family not in COLD_BUDGETS:
+        return None
+    budget = COLD_BUDGETS[family] - _spent.get(family, 0.0)
+    last = [time.perf_counter()]
+
+    def check() -> None:
+        now = time.perf_counter()
+        if now - last[0] < POLL_SECONDS:
+            return
+        last[0] = now
+        if cached(family) or (now - start >= budget and not _keep_pure(family)):
+            raise SwitchToCompiled(family)
+
+    return check
+
+
 @contextlib.contextmanager
-def compiled_where_cached(active: bool = True):
-    """In the block (when ``active``), families whose kernels are in numba's cache run
-    compiled at any size (see the module docstring); uncached ones keep their budgets."""
-    token = _compiled_preferred.set(bool(active) or _compiled_preferred.get())
+def compiled_block(family: str | None = None):
+    """Run the block's kernels compiled, even inside a pure block; first wait for a warm-up
+    that is compiling the family's kernels now (``await_warmup``)."""
+    if family in FAMILY_MODULES and not cached(family):
+        await_warmup(family)
+    token = _pure.set(False)
+    try:
+        yield
+    finally:
+        _pure.reset(token)
+
+
+@contextlib.contextmanager
+def compiled_where_cached(active: bool | str = True):
+    """In the block (when ``active``; a family's name: while that family is cached),
+    families whose kernels are in numba's cache run compiled at any size (see the module
+    docstring); uncached ones keep their budgets."""
+    token = _compiled_preferred.set(_compiled_preferred.get() or active or False)
     try:
         yield
     finally:
@@ -136,10 +292,12 @@ def use_pure(rows: int, features: int, family: str | None = None):
         return
     token = _pure.set(True)
     start = time.perf_counter()
+    block = _block.set((family, start))
     try:
         yield
     finally:
         _spent[family] = _spent.get(family, 0.0) + time.perf_counter() - start
+        _block.reset(block)
         _pure.reset(token)
 
 
@@ -207,20 +365,27 @@ def start_warmup(families) -> bool:
         if time.time() - os.stat(lock).st_mtime > WARMUP_STALE:
             os.remove(lock)
     try:
-        os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        handle = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
     except OSError:
         return False
+    with contextlib.suppress(OSError):
+        os.write(handle, f"todo {' '.join(families)}\n".encode())
+    os.close(handle)
     import subprocess
 
     env = {**os.environ, "QUERCUS_KERNELS": "compiled", "QUERCUS_WARMUP_LOCK": lock}
+    global _warmup_process
     try:
-        subprocess.Popen([sys.executable, "-m", "quercus._warmup", *families], env=env,
-                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL, start_new_session=True)
+        _warmup_process = subprocess.Popen(
+            [sys.executable, "-m", "quercus._warmup", *families], env=env,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)
     except (OSError, ValueError):
         with contextlib.suppress(OSError):
             os.remove(lock)
         return False
+    with contextlib.suppress(OSError, AttributeError), open(lock, "a", encoding="utf-8") as file:
+        file.write(f"pid {_warmup_process.pid}\n")
     return True
 
 

@@ -5,7 +5,9 @@ kernels as plain Python because numba's cache does not hold them yet (docs/archi
 "Start-up"). It fits small trees of each family with the compiled kernels
 (``QUERCUS_KERNELS=compiled``), on mixed data (numeric with missing values, categorical,
 two and three classes) so that it compiles what small fits call, at low priority, prints
-nothing, and removes its lock (``QUERCUS_WARMUP_LOCK``) when done.
+nothing, adds a line ``done FAMILY`` to its lock (``QUERCUS_WARMUP_LOCK``) as each family
+is cached (a process waiting for one reads it: ``_kernel_path.await_warmup``) and removes
+the lock at the end.
 """
 
 from __future__ import annotations
@@ -35,16 +37,26 @@ def warmup_data(seed: int = 0) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
     return frame, three, two
 
 
+def _optimal_params() -> list[dict]:
+    """``algorithm="auto"``'s optimal candidates, then the optimal tree's defaults."""
+    from .selection import CANDIDATES
+
+    auto = [c.params for c in CANDIDATES if c.params["algorithm"] == "optimal"]
+    return [*auto, {"algorithm": "optimal", "max_depth": 3}]
+
+
 FAMILIES = {
     "cart": [{"algorithm": "cart"}, {"algorithm": "cart", "prune": "1se"}],
     "hist": [{"algorithm": "cart", "splitter": "hist"}],
     "c45": [{"algorithm": "c45"}, {"algorithm": "c45", "prune": "cv"}],
     "rpart": [{"algorithm": "rpart", "prune": "1se"}],
+    "optimal": _optimal_params(),
 }
 
 
-def warm(families) -> None:
-    """Fit, predict and score the trees of ``families`` (unknown names are skipped)."""
+def warm(families, done=None) -> None:
+    """Fit, predict and score the trees of ``families`` (unknown names are skipped);
+    ``done(family)`` is called as each is finished."""
     from . import DecisionTreeClassifier
 
     frame, three, two = warmup_data()
@@ -55,16 +67,27 @@ def warm(families) -> None:
                     model = DecisionTreeClassifier(**params, random_state=0).fit(frame, y)
                     model.predict(frame)
                     model.predict_proba(frame)
+        if done is not None:
+            done(family)
+
+
+def _note_done(lock: str | None):
+    def done(family: str) -> None:
+        if lock:
+            with contextlib.suppress(OSError), open(lock, "a", encoding="utf-8") as file:
+                file.write(f"done {family}\n")
+
+    return done
 
 
 def main(argv: list[str]) -> int:
     os.environ["QUERCUS_KERNELS"] = "compiled"
     with contextlib.suppress(OSError, AttributeError):
         os.nice(10)
+    lock = os.environ.get("QUERCUS_WARMUP_LOCK")
     try:
-        warm(argv)
+        warm(argv, _note_done(lock))
     finally:
-        lock = os.environ.get("QUERCUS_WARMUP_LOCK")
         if lock:
             with contextlib.suppress(OSError):
                 os.remove(lock)

@@ -389,8 +389,9 @@ time_limit, max_gap
     def _kernels_for(self, X):
         """The kernels' copy for a fit or prediction on X: pure Python when X is small
         (``_kernel_path.use_pure``), for the algorithms whose pure copy is tested."""
-        if self.algorithm == "optimal" and forced_mode() == "pure":  # tested, but slow:
-            return use_pure(*X.shape, "optimal")  # 30-180x compiled, so only when forced
+        if self.algorithm == "optimal" and forced_mode() != "pure" and (
+                self.time_limit is not None or self.max_gap):  # anytime: as fast as can be
+            return nullcontext()
         if self.algorithm not in PURE_ALGORITHMS:
             return nullcontext()
         hist = self.algorithm == "cart" and self.splitter == "hist"  # "auto": exact if small

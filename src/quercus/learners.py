@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._kernel_path import kernels
+from ._kernel_path import SwitchToCompiled, compiled_block, kernels, pure_interrupt
 from .growing.builders import StoppingRules, grow
 from .growing.c45 import grow_c45, store_to_nodes, store_to_tree, to_flat_tree
 from .growing.id3 import check_id3_data, grow_id3
@@ -244,9 +244,18 @@ def fit_optimal(X, y, sample_weight, schema, n_classes: int, settings: Settings)
                                 cart_settings)
             finally:
                 numba.set_num_threads(threads)
-    tree, settings.result = fit_optimal_tree(X, y, sample_weight, schema.categorical_mask,
-                                             schema.n_categories, n_classes, options,
-                                             cart=cart, started=started)
+    def search(interrupt=None):
+        return fit_optimal_tree(X, y, sample_weight, schema.categorical_mask,
+                                schema.n_categories, n_classes, options, cart=cart,
+                                started=started, interrupt=interrupt)
+
+    # a small search on uncached kernels runs pure Python (40-140x slower) until its cold
+    # budget is spent or a warm-up has cached them; then it starts again compiled
+    try:
+        tree, settings.result = search(pure_interrupt())
+    except SwitchToCompiled:
+        with compiled_block("optimal"):
+            tree, settings.result = search()
     return tree
 
 
@@ -257,4 +266,4 @@ LEARNERS = {"cart": fit_cart, "id3": fit_id3, "c45": fit_c45, "interval": fit_in
 ALGORITHMS = (*LEARNERS, "rpart")
 #: Algorithms whose small fits and predictions run the kernels' pure Python copy
 #: (``_kernel_path``; byte-identical models, tests/test_pure_kernels.py).
-PURE_ALGORITHMS = ("cart", "c45", "id3", "interval", "rpart")
+PURE_ALGORITHMS = ("cart", "c45", "id3", "interval", "rpart", "optimal")

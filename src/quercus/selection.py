@@ -105,7 +105,7 @@ class Selection:
     chosen: Candidate
     summary: str
     fallback: bool = False
-    loaded_numba: bool = False  # a candidate ran numba's kernels (``loads_numba``)
+    numba_family: str | None = None  # ``numba_family`` of the candidates
 
 
 def _seed(random_state) -> int:
@@ -132,17 +132,23 @@ def evaluate(estimator, candidates, frame, labels, weights, folds, base: dict,
     ``weights`` the rows' sample weights and ``base`` the parameters every fit shares.
     A candidate that fails on a fold (e.g. ID3-style data it refuses) gets NaN figures.
     """
-    with compiled_where_cached(loads_numba(candidates)):
+    with compiled_where_cached(numba_family(candidates)):
         return _evaluate(estimator, candidates, frame, labels, weights, folds, base, progress)
 
 
-def loads_numba(candidates) -> bool:
-    """Whether a candidate always runs numba's kernels (the optimal tree): then the others
+def numba_family(candidates) -> str | None:
+    """The kernel family that runs compiled whenever it is cached, if a candidate uses it
+    (the optimal tree, whose pure copy is slow): while it is cached, the other candidates
     run compiled too where their kernels are cached (``_kernel_path.compiled_where_cached``;
-    iris: 2.9 s for the search against 4.3 s with the small fits in pure Python)."""
-    from .learners import PURE_ALGORITHMS
+    iris: 2.9 s for the search against 4.3 s with the small fits in pure Python). Asking
+    for it first starts a warm-up with that family first."""
+    from ._kernel_path import COMPILED_WHEN_CACHED, cached, forced_mode
 
-    return any(c.params["algorithm"] not in PURE_ALGORITHMS for c in candidates)
+    used = {c.params["algorithm"] for c in candidates}
+    family = next((f for f in COMPILED_WHEN_CACHED if f in used), None)
+    if family is not None and forced_mode() == "auto":
+        cached(family)
+    return family
 
 
 def _evaluate(estimator, candidates, frame, labels, weights, folds, base, progress):
@@ -286,7 +292,7 @@ def select(model, X, y, sample_weight=None, progress=None) -> Selection:
     chosen = choose(table, len(rows))
     table.loc[chosen, "chosen"] = True
     return Selection(table, candidates[chosen], summary_line(table, chosen, note),
-                     loaded_numba=loads_numba(candidates))
+                     numba_family=numba_family(candidates))
 
 
 def _fallback(n: int, estimator) -> Selection:
@@ -377,7 +383,7 @@ def fit_auto(model, X, y, sample_weight=None, progress=None):
         rows = _subsample(len(X), min(FALLBACK_ROWS, len(X)), params["random_state"])
         X, y = _take(X, rows), _take(as_1d(y), rows)
         sample_weight = None if sample_weight is None else sample_weight[rows]
-    with compiled_where_cached(selection.loaded_numba):
+    with compiled_where_cached(selection.numba_family):
         best.fit(X, y, sample_weight=sample_weight)
     for name in [n for n in vars(model) if n.endswith("_") and not n.startswith("_")]:
         delattr(model, name)  # a previous fit's attributes

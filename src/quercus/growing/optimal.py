@@ -89,6 +89,7 @@ class Search:
     n_classes: int
     options: OptimalOptions
     deadline: float = np.inf
+    interrupt: object = None  # None, or a check called with the clock's (may raise)
     stats: SearchStats = field(default_factory=SearchStats)
 
     def __post_init__(self):
@@ -133,6 +134,8 @@ class Search:
     def check_time(self) -> None:
         if time.perf_counter() >= self.deadline:
             raise TimeUp
+        if self.interrupt is not None:
+            self.interrupt()
 
     def small(self, rows: np.ndarray, depth: int, budget: int):
         """Exact optimum at depth <= 2 (or budget <= 2) by the kernel, penalised."""
