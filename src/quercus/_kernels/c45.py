@@ -113,8 +113,8 @@ def _scan_whole(values, classes, weights, n_classes, min_leaf, node_weight, xlog
             if gain - best > SMALL:
                 best, best_left, split_index = gain, n_left, p
             n_candidates += 1
-    return _finish(values, split_index, best, n_candidates, node_weight, known,
-                   float(best_left))
+    return _finish(values, np.int64(split_index), best, np.int64(n_candidates), node_weight,
+                   known, float(best_left))
 
 
 @njit(cache=True)
@@ -166,7 +166,8 @@ def _scan_fractional(values, classes, weights, n_classes, min_leaf, node_weight)
     w_left = 0.0
     for c in range(n_classes):
         w_left += best_left[c]
-    return _finish(values, split_index, best, n_candidates, node_weight, known, w_left)
+    return _finish(values, np.int64(split_index), best, np.int64(n_candidates), node_weight,
+                   known, w_left)
 
 
 @njit(cache=True)

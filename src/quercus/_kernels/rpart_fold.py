@@ -152,8 +152,8 @@ def grow_fold(X, vals, order, buffer, vbuffer, XC, cat_cols, cat_pos, keep, C, T
                 top -= 1
                 continue
             s0 = n_specs
-            _store_spec(s0, primary, is_cat[primary], out[primary], sides[primary], sp_feat,
-                        sp_cat, sp_cut, sp_lt, sp_sides)
+            _store_spec(np.int64(s0), np.int64(primary), is_cat[primary], out[primary],
+                        sides[primary], sp_feat, sp_cat, sp_cut, sp_lt, sp_sides)
             n_specs += 1
             w_l = 0.0
             w_r = 0.0
@@ -217,8 +217,8 @@ def grow_fold(X, vals, order, buffer, vbuffer, XC, cat_cols, cat_pos, keep, C, T
                     if pick < 0:
                         break
                     taken[pick] = True
-                    _store_spec(n_specs, pick, is_cat[pick], out[pick], sides[pick],
-                                sp_feat, sp_cat, sp_cut, sp_lt, sp_sides)
+                    _store_spec(np.int64(n_specs), np.int64(pick), is_cat[pick], out[pick],
+                                sides[pick], sp_feat, sp_cat, sp_cut, sp_lt, sp_sides)
                     n_specs += 1
                     n_sur += 1
             if use_sur >= 1:

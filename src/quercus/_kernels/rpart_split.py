@@ -206,7 +206,8 @@ def _numeric_best(vals, y, w, a, order, j, start, nn, minbucket, crit, K, out, x
                 best_i = i
     if best_i < 0:
         return
-    ttot, tl, tr = _scan_sums(ys, cs, ws, a, m, best_i, K, tot, left, right)
+    ttot, tl, tr = _scan_sums(ys, cs, ws, a, np.int64(m), np.int64(best_i), K, tot, left,
+                              right)
     out[0] = _literal_improve(left, tl, right, tr, _parent_term(tot, ttot, crit), crit)
     out[1] = (xs[best_i] + xs[best_i + 1]) / 2.0
     out[2] = 1.0 if _mean_class(left, tl) < _mean_class(right, tr) else 0.0
@@ -433,7 +434,8 @@ def _categorical_best(c, t, a, rows, count, nlev, minbucket, crit, K, out, sides
     for k in range(K):
         left[k] = a[k] * best_counts[k]
         right[k] = a[k] * best_rest[k]
-    _finish(left, best_tl, right, best_tr, best_left, present, npres, best, out, sides)
+    _finish(left, best_tl, right, best_tr, best_left, present, np.int64(npres), best, out,
+            sides)
 
 
 @njit(cache=True)
