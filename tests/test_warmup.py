@@ -58,7 +58,14 @@ def test_numba_agrees_on_the_cache_directory(cache):
     assert any(p.name.startswith("impurity.") for p in cache.glob("*.nbi"))
 
 
+def _gone_pid() -> str:
+    """The pid of a process that has exited."""
+    return subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+
+
 def test_a_cold_family_starts_one_warmup(cache, monkeypatch):
+    gone = _gone_pid()
     started = []
 
     class Popen:
@@ -96,6 +103,11 @@ def test_a_cold_family_starts_one_warmup(cache, monkeypatch):
     os.utime(lock, (old, old))
     assert _kernel_path.start_warmup(["c45"])
     assert len(started) == 2
+    # and so is one whose process has gone, at once
+    monkeypatch.setattr(_kernel_path, "_warmup_process", None)
+    lock.write_text(f"todo c45\npid {gone}\n")
+    assert _kernel_path.start_warmup(["c45"])
+    assert len(started) == 3
 
 
 @pytest.mark.parametrize("setting", ["0", "off", "false"])
@@ -190,8 +202,7 @@ def test_a_running_warmup_is_read_from_its_lock(cache, monkeypatch):
     assert _kernel_path.await_warmup("cart")
     thread.join()
     assert 0.25 <= time.monotonic() - started < 10 and _kernel_path.cached("cart")
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          check=True, capture_output=True, text=True).stdout.strip()
+    gone = _gone_pid()
     with lock.open("a") as file:  # a warm-up that died and left its lock: none runs
         file.write(f"pid {gone}\n")
     assert _kernel_path.warmup_state() is None

@@ -353,16 +353,17 @@ def warmup_wanted() -> bool:
 
 def start_warmup(families) -> bool:
     """Start ``python -m quercus._warmup FAMILY...`` in the background, detached (its own
-    session, no terminal), unless one runs already for this cache (``WARMUP_LOCK``) or it
-    is turned off; whether it was started."""
+    session, no terminal), unless one runs already for this cache (``WARMUP_LOCK``, taken
+    over when stale or when its process has gone) or it is turned off; whether it was
+    started."""
     if not warmup_wanted():
         return False
     directory = _writable_cache_dir()
     if directory is None:
         return False
     lock = os.path.join(directory, WARMUP_LOCK)
-    with contextlib.suppress(OSError):
-        if time.time() - os.stat(lock).st_mtime > WARMUP_STALE:
+    with contextlib.suppress(OSError):  # left over: stale, or its warm-up has died
+        if os.path.exists(lock) and warmup_state() is None:
             os.remove(lock)
     try:
         handle = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
