@@ -134,8 +134,8 @@ def test_a_cached_family_gets_the_short_budget(cache, monkeypatch):
 
 def test_the_warmup_compiles_what_a_small_fit_needs(cache):
     """``python -m quercus._warmup hist`` fills the cache so that a later small histogram
-    CART fit (numeric, categorical and missing values, compiled) compiles nothing, and
-    removes its lock."""
+    CART fit (numeric, categorical and missing values, compiled) and a fit on numeric
+    columns alone, with their predictions, compile nothing, and removes its lock."""
     lock = cache / _kernel_path.WARMUP_LOCK
     cache.mkdir(parents=True, exist_ok=True)
     lock.write_bytes(b"")
@@ -160,6 +160,9 @@ X.loc[::17, "x"] = np.nan
 y = np.where(X["w"] > 0, "A", np.where(X["island"] == "Dream", "B", "C"))
 model = quercus.DecisionTreeClassifier(splitter="hist", random_state=0).fit(X, y)
 model.predict(X); model.predict_proba(X)
+numeric = X[["x", "w"]]  # numeric splits only: the tree predicts with predict_numeric's kernel
+model = quercus.DecisionTreeClassifier(splitter="hist", random_state=0).fit(numeric, y)
+model.predict(numeric); model.predict_proba(numeric)
 print(compiled)
 """
     env["QUERCUS_KERNELS"] = "compiled"

@@ -4,7 +4,8 @@ Started in the background by ``_kernel_path.start_warmup`` when a process runs a
 kernels as plain Python because numba's cache does not hold them yet (docs/architecture.md,
 "Start-up"). It fits small trees of each family with the compiled kernels
 (``QUERCUS_KERNELS=compiled``), on mixed data (numeric with missing values, categorical,
-two and three classes) so that it compiles what small fits call, at low priority, prints
+two and three classes) and on its numeric columns alone, so that it compiles what small
+fits and their predictions call, at low priority, prints
 nothing, adds a line ``done FAMILY`` to its lock (``QUERCUS_WARMUP_LOCK``) as each family
 is cached (a process waiting for one reads it: ``_kernel_path.await_warmup``) and removes
 the lock at the end.
@@ -60,13 +61,15 @@ def warm(families, done=None) -> None:
     from . import DecisionTreeClassifier
 
     frame, three, two = warmup_data()
+    # a tree of numeric splits only predicts with its own kernel (predict_numeric)
+    numeric = frame[["a", "b", "c"]]
     for family in families:
-        for params in FAMILIES.get(family, []):
-            for y in (three, two):
+        for i, params in enumerate(FAMILIES.get(family, [])):
+            for X, y in ((frame, three), (frame, two), (numeric, two))[:3 if i == 0 else 2]:
                 with contextlib.suppress(Exception):
-                    model = DecisionTreeClassifier(**params, random_state=0).fit(frame, y)
-                    model.predict(frame)
-                    model.predict_proba(frame)
+                    model = DecisionTreeClassifier(**params, random_state=0).fit(X, y)
+                    model.predict(X)
+                    model.predict_proba(X)
         if done is not None:
             done(family)
 
