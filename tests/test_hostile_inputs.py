@@ -281,6 +281,30 @@ def test_infinity_in_fit_and_predict_names_column_and_row(algorithm):
         DecisionTreeClassifier().fit(np.array([[1.0], [2.0], [np.inf]], dtype=np.float32), [0, 1, 0])
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_infinity_in_a_big_matrix_names_column_and_row(dtype, order, monkeypatch):
+    """From ``PARALLEL_CHECK_VALUES`` values a C-ordered matrix is checked by a parallel
+    kernel, others by numpy's reductions: the same error, and NaN is a missing value."""
+    from quercus.data import schema
+
+    calls = []
+    kernel = schema.count_infinite_rows
+    monkeypatch.setattr(schema, "count_infinite_rows", lambda X: calls.append(1) or kernel(X))
+    rng = np.random.default_rng(0)
+    rows = schema.PARALLEL_CHECK_VALUES // 10 + 1
+    X = rng.normal(size=(rows, 10)).astype(dtype)
+    X[rng.random(X.shape) < 0.01] = np.nan
+    model = DecisionTreeClassifier(splitter="hist", max_depth=3).fit(X[:2000], X[:2000, 0] > 0)
+    X = np.asarray(X, order=order)
+    assert model.predict(X).shape == (rows,)  # NaN only: no error
+    X[rows - 5, 7] = np.inf
+    X[rows - 3, 2] = -np.inf
+    with pytest.raises(DataError, match=rf"^column 'x7', row {rows - 4}: inf is not allowed"):
+        model.predict(X)
+    assert len(calls) == (2 if order == "C" else 0)
+
+
 def test_infinity_in_predict_data_leaves_no_output(capsys, tmp_path):
     train = write(tmp_path, "t.csv", "a,y\n1,p\n2,q\n")
     train_ok(capsys, tmp_path, train, "--target", "y")

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from quercus._kernel_path import forced_mode, kernels, running_pure
 from quercus.data.frames import (
     ALWAYS_MISSING,
     DEFAULT_NA_TOKENS,
@@ -35,6 +36,21 @@ from quercus.data.frames import (
     unique_present,
 )
 from quercus.errors import DataError, ModelFileError
+
+count_infinite_rows = kernels("finite", "count_infinite_rows")
+PARALLEL_CHECK_VALUES = 1 << 18  # values from which the infinity check runs in parallel
+
+
+def _finite_or_missing(values: np.ndarray) -> bool:
+    """Whether no value is infinite (NaN is missing): one sum when it is finite (then every
+    value is), else the smallest and largest values ignoring NaN."""
+    with np.errstate(all="ignore"):
+        if np.isfinite(np.add.reduce(values, axis=None)):
+            return True
+    with np.errstate(invalid="ignore"):
+        low, high = np.fmin.reduce(values, axis=None), np.fmax.reduce(values, axis=None)
+    return bool((np.isfinite(low) or np.isnan(low)) and (np.isfinite(high) or np.isnan(high)))
+
 
 NUMERIC = "numeric"
 CATEGORICAL = "categorical"
@@ -361,16 +377,18 @@ class Schema:
 
     def _reject_infinity(self, encoded: np.ndarray) -> None:
         """DataError naming the column and row of the first infinite value (NaN is missing;
-        infinity has no place between thresholds). One sum when it is finite (then every
-        value is), else two reductions; no temporary arrays."""
+        infinity has no place between thresholds). A C-ordered matrix of at least
+        ``PARALLEL_CHECK_VALUES`` values is checked by a parallel kernel
+        (``_kernels/finite.py``); a smaller one by one sum when it is finite (then every value
+        is), else two reductions; no temporary arrays."""
         if encoded.size == 0:
             return
-        with np.errstate(all="ignore"):
-            if np.isfinite(np.add.reduce(encoded, axis=None)):
+        if (encoded.size >= PARALLEL_CHECK_VALUES and encoded.ndim == 2
+                and encoded.flags.c_contiguous and forced_mode() != "pure"
+                and not running_pure()):
+            if count_infinite_rows(encoded) == 0:
                 return
-        with np.errstate(invalid="ignore"):
-            low, high = np.fmin.reduce(encoded, axis=None), np.fmax.reduce(encoded, axis=None)
-        if (np.isfinite(low) or np.isnan(low)) and (np.isfinite(high) or np.isnan(high)):
+        elif _finite_or_missing(encoded):
             return
         row, col = (int(i[0]) for i in np.nonzero(np.isinf(encoded)))
         raise DataError(f"column '{self.features[col].name}', row {row + 1}: "
