@@ -350,8 +350,8 @@ class Schema:
         -------
         ndarray of float64, shape (n_rows, n_features)
             Numeric features hold their value, categorical features their code, and a
-            missing value is NaN. A float array of numeric features is returned as it is
-            (float32 included).
+            missing value is NaN. A float32 or float64 array of numeric features is
+            returned as it is (other floats, such as float16, are converted to float64).
 
         Raises
         ------
@@ -359,7 +359,7 @@ class Schema:
             On a missing column, a wrong number of columns, a value that is not a number
             (numeric features) or an unseen category (categorical features).
         """
-        if (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind == "f"
+        if (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype in (np.float32, np.float64)
                 and X.shape[1] == self.n_features and not self.categorical_mask.any()):
             self._reject_infinity(X)
             return X  # fast path: numbers already (float32 stays float32: kernels take both)
@@ -377,15 +377,15 @@ class Schema:
 
     def _reject_infinity(self, encoded: np.ndarray) -> None:
         """DataError naming the column and row of the first infinite value (NaN is missing;
-        infinity has no place between thresholds). A C-ordered matrix of at least
-        ``PARALLEL_CHECK_VALUES`` values is checked by a parallel kernel
+        infinity has no place between thresholds). A C-ordered float32 or float64 matrix of
+        at least ``PARALLEL_CHECK_VALUES`` values is checked by a parallel kernel
         (``_kernels/finite.py``); a smaller one by one sum when it is finite (then every value
         is), else two reductions; no temporary arrays."""
         if encoded.size == 0:
             return
         if (encoded.size >= PARALLEL_CHECK_VALUES and encoded.ndim == 2
-                and encoded.flags.c_contiguous and forced_mode() != "pure"
-                and not running_pure()):
+                and encoded.dtype in (np.float32, np.float64) and encoded.flags.c_contiguous
+                and forced_mode() != "pure" and not running_pure()):
             if count_infinite_rows(encoded) == 0:
                 return
         elif _finite_or_missing(encoded):
