@@ -89,6 +89,7 @@ _warm: dict[str | None, bool] = {}  # family -> its kernels are in numba's cache
 _looked: dict[str | None, float] = {}  # family -> when its cache or warm-up was last polled
 _modules: dict[str, types.ModuleType] = {}
 _warmup_process = None  # the warm-up this process started (subprocess.Popen)
+_state_read: list = []  # [when, NUMBA_CACHE_DIR, warmup_state()] of the last read
 
 
 class SwitchToCompiled(Exception):
@@ -159,10 +160,21 @@ def _check_cache(first: str | None = None) -> None:
         start_warmup(cold)
 
 
-def warmup_state() -> tuple[list[str], set[str]] | None:
+def warmup_state(fresh: bool = False) -> tuple[list[str], set[str]] | None:
     """The running warm-up's families, in its order, and those it has finished (its lock
     file: a line ``todo FAMILY...``, its ``pid``, then ``done FAMILY`` lines); None when
-    none runs (no lock, a stale one, or its process has gone)."""
+    none runs (no lock, a stale one, or its process has gone). Read at most every
+    ``POLL_SECONDS`` (a small fit asks at every block), unless ``fresh``."""
+    now, where = time.monotonic(), os.environ.get("NUMBA_CACHE_DIR")
+    if (not fresh and _state_read and now - _state_read[0] < POLL_SECONDS
+            and _state_read[1] == where):
+        return _state_read[2]
+    state = _read_warmup_state()
+    _state_read[:] = [now, where, state]
+    return state
+
+
+def _read_warmup_state():
     directory = _writable_cache_dir()
     if directory is None:
         return None
@@ -220,7 +232,7 @@ def await_warmup(family: str) -> bool:
     cost. Whether the family is cached at the end."""
     deadline = time.monotonic() + WARMUP_WAIT
     while time.monotonic() < deadline:
-        state = warmup_state()
+        state = warmup_state(fresh=True)
         if state is None:
             break
         if family in state[1]:
@@ -363,7 +375,7 @@ def start_warmup(families) -> bool:
         return False
     lock = os.path.join(directory, WARMUP_LOCK)
     with contextlib.suppress(OSError):  # left over: stale, or its warm-up has died
-        if os.path.exists(lock) and warmup_state() is None:
+        if os.path.exists(lock) and warmup_state(fresh=True) is None:
             os.remove(lock)
     try:
         handle = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
@@ -387,6 +399,7 @@ def start_warmup(families) -> bool:
         return False
     with contextlib.suppress(OSError, AttributeError), open(lock, "a", encoding="utf-8") as file:
         file.write(f"pid {_warmup_process.pid}\n")
+    _state_read.clear()
     return True
 
 

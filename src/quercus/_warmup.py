@@ -65,7 +65,8 @@ def warm(families, done=None) -> None:
     numeric = frame[["a", "b", "c"]]
     for family in families:
         for i, params in enumerate(FAMILIES.get(family, [])):
-            for X, y in ((frame, three), (frame, two), (numeric, two))[:3 if i == 0 else 2]:
+            cases = [(frame, three), (frame, two)] + ([(numeric, two)] if i == 0 else [])
+            for X, y in cases:
                 with contextlib.suppress(Exception):
                     model = DecisionTreeClassifier(**params, random_state=0).fit(X, y)
                     model.predict(X)
