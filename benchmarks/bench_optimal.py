@@ -28,7 +28,7 @@ import pandas as pd
 from quercus import DecisionTreeClassifier
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_DATA = HERE.parents[2] / "shared" / "anchors" / "optimal" / "data"
+DEFAULT_DATA = HERE.parents[1] / "shared" / "anchors" / "optimal" / "data"
 SETS = ["vote", "breast-cancer", "soybean", "diabetes", "wdbc", "credit-g"]
 RAW_SETS = ["diabetes", "wdbc", "credit-g"]
 

@@ -40,7 +40,8 @@ def _literal_twins(signatures) -> list[str]:
     """Those of ``signatures`` (tuples of numba types) that differ from another one only by
     literal types."""
     by_plain: dict[tuple, list] = {}
-    for signature in signatures:
+    # one signature may be listed more than once: numba's index keeps it once per CPU
+    for signature in dict.fromkeys(signatures):
         plain = tuple(types.unliteral(t) for t in signature)
         by_plain.setdefault(plain, []).append(signature)
     return [str(group) for group in by_plain.values() if len(group) > 1]
@@ -56,7 +57,11 @@ def _cached_signatures(module) -> dict[str, list]:
             with open(path, "rb") as file:
                 pickle.load(file)
                 _stamp, overloads = pickle.loads(file.read())
-            kernel = os.path.basename(path)[len(name) + 1:].rsplit("-", 1)[0]
+            kernel, line = os.path.basename(path)[len(name) + 1:].rsplit(".", 2)[0].rsplit(
+                "-", 1)
+            function = getattr(getattr(module, kernel, None), "py_func", None)
+            if function is None or function.__code__.co_firstlineno != int(line):
+                continue  # an index left by an older version of the source
             found.setdefault(kernel, []).extend(key[0] for key in overloads)
     return found
 

@@ -99,8 +99,9 @@ def _solve(codes, y, w, fc, k, pieces=None):
                        1 << 20, error, tests)
         return error, tests
     # the per-node part once, the root tests in pieces, as the search does under a limit
+    no_cap = w.sum()
     node = K.depth2_node(codes, y, w, rows, fc.n_codes, fc.categorical, k, 2, True, 8, 1,
-                         True, error, tests)
+                         True, no_cap, no_cap, error, tests)
     first = 0
     while True:
         n_tests, first = K.depth2_tests(node, codes, y, w, rows, fc.categorical, k, True, 8,
@@ -173,3 +174,31 @@ def test_capped_sweep_is_exact_below_its_limit(seed):
                 else:
                     assert e[s] <= exact[s]
                     assert c[s] == -1 or (e[s], c[s]) == (exact[s], cut[s])
+
+
+@pytest.mark.parametrize("seed", range(0, 60, 2))
+def test_capped_solve_is_exact_below_its_caps_and_bounds_above(seed):
+    """``depth2_node``'s caps (the search's bound on a child): a tree of b splits erring
+    at most cap_b is found exactly as without caps; above, the kernel's trees and the
+    least bound of the cuts it skipped bound the optimum from below, above the cap."""
+    rng = np.random.default_rng(seed)
+    codes, y, w, fc, k = _problem(seed)
+    expected_error, expected_trees = reference(codes, y, w, k)
+    rows = np.arange(y.size, dtype=np.int64)
+    for _ in range(6):
+        cap3 = w.dtype.type(max(0, expected_error[3] + rng.integers(-4, 3)))
+        cap2 = w.dtype.type(cap3 + rng.integers(0, 3))  # 2 splits cost less than 3
+        error = np.zeros(4, dtype=w.dtype)
+        tests = np.zeros((4, 3, K.TEST_WIDTH), dtype=np.int64)
+        node = K.depth2_node(codes, y, w, rows, fc.n_codes, fc.categorical, k, 2, True, 8,
+                             1, True, cap2, cap3, error, tests)
+        K.depth2_tests(node, codes, y, w, rows, fc.categorical, k, True, 8, 1, 0, 1 << 20,
+                       error, tests)
+        skipped = node[9]
+        trees = _as_trees(tests)
+        for b, cap in ((2, cap2), (3, cap3)):
+            if expected_error[b] <= cap:
+                assert error[b] == expected_error[b]
+                assert trees[b] == expected_trees[b]
+            else:
+                assert cap < min(error[b], skipped[b]) <= expected_error[b]

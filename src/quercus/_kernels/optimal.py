@@ -367,24 +367,24 @@ def _evaluate_root(test, left, right, total, offsets, glob, categorical, K, lear
 
 
 @njit(cache=True)
-def _cut_bound_open(j, i, k, cw, ends, leaf_l, best_l, leaf_r, best_r, best2, best3):
-    """Whether cut j between the evaluated cuts i < k may still beat the bests: the left
-    child at j holds the rows at i plus W(i, j) more (its optimum is at least that at i,
-    and at least that at k minus W(j, k)), the right child likewise the other way; the
-    leaves' errors (``leaf_*``) are known at every cut."""
+def _cut_bound(j, i, k, cw, ends, leaf_l, best_l, leaf_r, best_r):
+    """Lower bounds ``(with <= 2 splits, with 3)`` on the trees under cut j between the
+    evaluated cuts i < k: the left child at j holds the rows at i plus W(i, j) more (its
+    optimum is at least that at i, and at least that at k minus W(j, k)), the right child
+    likewise the other way; the leaves' errors (``leaf_*``) are known at every cut."""
     gain = cw[ends[j]] - cw[ends[i]]  # rows moved from right to left between i and j
     loss = cw[ends[k]] - cw[ends[j]]
     ll = leaf_l[j]
     bl = max(best_l[i], best_l[k] - loss)
     lr = leaf_r[j]
     br = max(best_r[k], best_r[i] - gain)
-    return min(ll + br, bl + lr) <= best2 or bl + br <= best3
+    return min(ll + br, bl + lr), bl + br
 
 
 @njit(cache=True)
-def _cut_open_by_features(j, i, k, cw, ends, leaf_l, feat_l, leaf_r, feat_r, best2, best3):
-    """``_cut_bound_open`` feature by feature: a child's best at cut j is its best over
-    the features, each feature's best (with the leaf) bounded from cuts i and k as the
+def _cut_bound_by_features(j, i, k, cw, ends, leaf_l, feat_l, leaf_r, feat_r):
+    """``_cut_bound`` feature by feature: a child's best at cut j is its best over the
+    features, each feature's best (with the leaf) bounded from cuts i and k as the
     child's is, so the child's is at least the least of those bounds (``feat_*[c, g]``:
     lower bounds at the evaluated cut c)."""
     gain = cw[ends[j]] - cw[ends[i]]
@@ -394,7 +394,7 @@ def _cut_open_by_features(j, i, k, cw, ends, leaf_l, feat_l, leaf_r, feat_r, bes
     for g in range(feat_l.shape[1]):
         bl = min(bl, max(feat_l[i, g], feat_l[k, g] - loss))
         br = min(br, max(feat_r[k, g], feat_r[i, g] - gain))
-    return min(leaf_l[j] + br, bl + leaf_r[j]) <= best2 or bl + br <= best3
+    return min(leaf_l[j] + br, bl + leaf_r[j]), bl + br
 
 
 @njit(cache=True)
@@ -665,49 +665,59 @@ def _sweep_wanted(codes, w, rows, n_codes, categorical, table, K):
 @njit(cache=True)
 def _interval_block(tests, t0, t1, g, table, local, offsets, glob, categorical, K, learn,
                     max_subset, min_leaf, total, y, w, rows, by_slot, slot_start,
-                    out_error, out_tests, work, left, right, ub2, ub3, sweep, orders, goes,
+                    out_error, out_tests, work, left, right, bounds, sweep, orders, goes,
                     node_feat):
     """The ORDERED root tests ``t0`` to ``t1 - 1`` of feature g (no missing value of g at
     the node, min_leaf 1), by ConTree's interval pruning: moving the cut right only adds
     rows to the left child and removes rows from the right one, so neither child's optimum
     at depth <= 1 falls on the left or rises on the right, and moving rows of weight W
     changes each by at most W. Between two evaluated cuts i < k this bounds every cut
-    (``_cut_bound_open``); the cuts whose bound is above the bests (strictly: ties are
-    still visited) are skipped, and the middle one of the rest is evaluated. Ties go to the first test in scan order, as in the plain scan.
-    Returns the number of cuts evaluated."""
+    (``_cut_bound``, ``_cut_bound_by_features``); the cuts whose bound is above the bests
+    (strictly: ties are still visited) or the caps ``bounds[0]``, ``bounds[1]`` are
+    skipped, and the middle one of the rest is evaluated. Ties go to the first test in
+    scan order, as in the plain scan. The least bound of the cuts skipped goes to
+    ``bounds[2]``, ``bounds[3]`` (2 and 3 splits). Returns the number of cuts evaluated."""
     n = rows.shape[0]
     m = t1 - t0
     _rows_by_slot(local, g, offsets, n, by_slot, slot_start)
-    ends = np.empty(m, dtype=np.int64)  # rows left of each cut (in by_slot order)
+    # positions 1..m are the cuts, 0 and m + 1 virtual ones before the first (the left
+    # child empty) and after the last (the right child the whole node)
+    virtual = m + 1
+    ends = np.empty(m + 2, dtype=np.int64)  # rows left of each cut (in by_slot order)
+    ends[0] = 0
+    ends[virtual] = n
     s = offsets[g]
-    for j in range(m):
-        while glob[s] != tests[t0 + j, 2]:
+    for j in range(1, virtual):
+        while glob[s] != tests[t0 + j - 1, 2]:
             s += 1
         ends[j] = slot_start[s + 1]
-    leaf_l = np.zeros(m, dtype=total.dtype)
-    best_l = np.zeros(m, dtype=total.dtype)
-    leaf_r = np.zeros(m, dtype=total.dtype)
-    best_r = np.zeros(m, dtype=total.dtype)
+    leaf_l = np.zeros(m + 2, dtype=total.dtype)
+    best_l = np.zeros(m + 2, dtype=total.dtype)
+    leaf_r = np.zeros(m + 2, dtype=total.dtype)
+    best_r = np.zeros(m + 2, dtype=total.dtype)
     first_index = np.full(4, -1, dtype=np.int64)
-    stack = np.empty((2 * m + 2, 2), dtype=np.int64)
+    stack = np.empty((2 * m + 4, 2), dtype=np.int64)
     cw = np.zeros(n + 1, dtype=total.dtype)  # weight of the first q rows in by_slot order
     for q in range(n):
         cw[q + 1] = cw[q] + w[rows[by_slot[q]]]
     n_features = offsets.shape[0] - 1 if sweep else 0
     # each feature's bests at the evaluated cuts (only those are read: no zeroing)
-    feat = (np.empty((m, n_features), dtype=total.dtype),
-            np.empty((m, n_features), dtype=total.dtype),
-            np.full((m, 2), -1, dtype=np.int64),
+    feat = (np.empty((m + 2, n_features), dtype=total.dtype),
+            np.empty((m + 2, n_features), dtype=total.dtype),
+            np.full((m + 2, 2), -1, dtype=np.int64),
             np.zeros((2, n_features), dtype=total.dtype), np.full(2, -1, dtype=np.int64),
             np.zeros((2, n_features), dtype=total.dtype), node_feat)
+    feat_l, feat_r = feat[0], feat[1]
     near = np.full(2, -1, dtype=np.int64)
+    low2 = np.empty(m + 2, dtype=total.dtype)  # the cuts' bounds at their last look
+    low3 = np.empty(m + 2, dtype=total.dtype)
     # every cut's two leaves, exactly: the class weights of the rows left of each cut
-    exact_l = np.empty(m, dtype=total.dtype)
-    exact_r = np.empty(m, dtype=total.dtype)
+    exact_l = np.empty(m + 2, dtype=total.dtype)
+    exact_r = np.empty(m + 2, dtype=total.dtype)
     running = np.zeros(K + 1, dtype=total.dtype)
     rest = np.zeros(K + 1, dtype=total.dtype)
     q = 0
-    for j in range(m):
+    for j in range(virtual + 1):
         while q < ends[j]:
             r = rows[by_slot[q]]
             running[y[r]] += w[r]
@@ -715,47 +725,50 @@ def _interval_block(tests, t0, t1, g, table, local, offsets, glob, categorical, 
         exact_l[j] = leaf_error(running, K)
         _difference(rest, total, running)
         exact_r[j] = leaf_error(rest, K)
-    feat_l, feat_r = feat[0], feat[1]
+    # the virtual cuts: an empty child errs 0, the whole node as the node does at depth 1
+    # (``out_error[1]``, and ``node_feat`` per feature)
+    best_r[0] = best_l[virtual] = out_error[1]
+    for f in range(n_features):
+        feat_l[0, f] = feat_r[virtual, f] = 0
+        feat_r[0, f] = feat_l[virtual, f] = node_feat[f]
     evaluated = 0
-    for j in range(m):
-        if j != 0 and j != m - 1:
-            continue
-        _evaluate_cut(tests, t0, j, ends[j], table, local, offsets, glob, categorical, K,
-                      learn, max_subset, min_leaf, total, y, w, rows, by_slot, out_error,
-                      out_tests, work, left, right, first_index, leaf_l, best_l, leaf_r,
-                      best_r, sweep, orders, goes, near, cw, ends, feat)
-        evaluated += 1
-    top = 0
-    if m > 2:
-        stack[0, 0] = 0
-        stack[0, 1] = m - 1
-        top = 1
+    stack[0, 0] = 0
+    stack[0, 1] = virtual
+    top = 1
     while top > 0:
         top -= 1
         i, k = stack[top, 0], stack[top, 1]
         if k - i <= 1:
             continue
-        # strict: ub2 / ub3 are trees at later tests, ties must still be visited
-        best2 = min(out_error[1], out_error[2], ub2)
-        best3 = min(best2, out_error[3], ub3)
+        # strict: bounds[0] / [1] are trees at later tests (or caps), ties must be visited
+        best2 = min(out_error[1], out_error[2], bounds[0])
+        best3 = min(best2, out_error[3], bounds[1])
         # narrow (i, k) to the cuts whose bound does not exceed the bests
         lo = k
         hi = i
         for j in range(i + 1, k):
-            if _cut_bound_open(j, i, k, cw, ends, exact_l, best_l, exact_r, best_r, best2,
-                               best3) and (n_features == 0 or _cut_open_by_features(
-                                   j, i, k, cw, ends, exact_l, feat_l, exact_r, feat_r,
-                                   best2, best3)):
+            c2, c3 = _cut_bound(j, i, k, cw, ends, exact_l, best_l, exact_r, best_r)
+            if n_features > 0:
+                f2, f3 = _cut_bound_by_features(j, i, k, cw, ends, exact_l, feat_l,
+                                                exact_r, feat_r)
+                c2 = max(c2, f2)
+                c3 = max(c3, f3)
+            low2[j] = c2
+            low3[j] = c3
+            if c2 <= best2 or c3 <= best3:
                 lo = min(lo, j)
                 hi = j
-        if lo > hi:
+        if lo > hi:  # every cut between i and k is skipped for good: keep their bounds
+            for j in range(i + 1, k):
+                bounds[2] = min(bounds[2], low2[j])
+                bounds[3] = min(bounds[3], low3[j])
             continue
         mid = (lo + hi) // 2  # the middle of the cuts still open
         near[0] = i
         near[1] = k
-        _evaluate_cut(tests, t0, mid, ends[mid], table, local, offsets, glob, categorical,
-                      K, learn, max_subset, min_leaf, total, y, w, rows, by_slot,
-                      out_error, out_tests, work, left, right, first_index, leaf_l,
+        _evaluate_cut(tests, t0 + mid - 1, mid, ends[mid], table, local, offsets, glob,
+                      categorical, K, learn, max_subset, min_leaf, total, y, w, rows,
+                      by_slot, out_error, out_tests, work, left, right, first_index, leaf_l,
                       best_l, leaf_r, best_r, sweep, orders, goes, near, cw, ends, feat)
         evaluated += 1
         stack[top, 0] = mid
@@ -778,13 +791,13 @@ def _node_bounds(node_feat, w_left, w_right, lb):
 
 
 @njit(cache=True)
-def _evaluate_cut(tests, t0, j, end, table, local, offsets, glob, categorical, K, learn,
+def _evaluate_cut(tests, t, j, end, table, local, offsets, glob, categorical, K, learn,
                   max_subset, min_leaf, total, y, w, rows, by_slot, out_error, out_tests,
                   work, left, right, first_index, leaf_l, best_l, leaf_r, best_r, sweep,
                   orders, goes, near, cw, ends, feat):
-    """Children's bests of the cut ``j`` of an interval block (by the sweep, or from their
-    tables, the smaller side built row by row), recorded in the block's arrays and the
-    per-budget bests. ``near``: the evaluated cuts i < j < k around it (-1: none), whose
+    """Children's bests of the root test ``t``, at position ``j`` of an interval block (by
+    the sweep, or from their tables, the smaller side built row by row), recorded in the
+    block's arrays and the per-budget bests. ``near``: the evaluated cuts i < j < k around it (-1: none), whose
     per-feature bests (``feat``) bound the sweep's features as ``_cut_bound_open`` bounds
     the children."""
     n = rows.shape[0]
@@ -823,7 +836,7 @@ def _evaluate_cut(tests, t0, j, end, table, local, offsets, glob, categorical, K
         a, b, c, d = _child_bests(left, right, total, offsets, glob, categorical, K, learn,
                                   max_subset, min_leaf, work)
     leaf_l[j], best_l[j], leaf_r[j], best_r[j] = a, b, c, d
-    _record_root(tests[t0 + j], t0 + j, a, b, c, d, work[2], work[3], out_error, out_tests,
+    _record_root(tests[t], t, a, b, c, d, work[2], work[3], out_error, out_tests,
                  first_index)
 
 
@@ -900,11 +913,17 @@ def _cut_bounds(tests, errors, first, last, n_tests, table, local, offsets, glob
 
 @njit(cache=True)
 def depth2_node(codes, y, w, rows, n_codes, categorical, n_classes, depth, learn,
-                max_subset, min_leaf, reset, out_error, out_tests):
+                max_subset, min_leaf, reset, cap2, cap3, out_error, out_tests):
     """The per-node part of ``solve_depth2``: the node's class table, its root tests, the
     sorted rows of its sweeps, the bounds of its interval pruning and the scratch tables,
     computed once for every piece of root tests that ``depth2_tests`` evaluates. With
-    ``reset`` the outputs are set to the leaf and the best single split."""
+    ``reset`` the outputs are set to the leaf and the best single split.
+
+    ``cap2``, ``cap3`` (the weights' dtype): trees of 2 or 3 splits erring more are of no
+    use to the caller, so the interval pruning skips the numeric cuts whose bound is above
+    them; ``node[9][2]``, ``[3]`` then hold the least bound of the cuts it skipped (2 and 3
+    splits), below which no tree under them errs. A cap at the leaf's error or above
+    changes nothing."""
     K = n_classes
     table, offsets, glob, local = node_table(codes, y, w, rows, n_codes, K)
     n = rows.shape[0]
@@ -973,11 +992,17 @@ def depth2_node(codes, y, w, rows, n_codes, categorical, n_classes, depth, learn
     work = (lvec, rvec, test_l, test_r, empty, empty_err)
     # upper bounds before the scan (ConTree evaluates promising cuts first), from every
     # numeric feature's best single cut
-    ub = np.zeros(2, dtype=table.dtype)
-    ub[0], ub[1] = _cut_bounds(tests, errors, 0, n_tests, n_tests, table, local, offsets,
+    # [0], [1]: the least error of a tree of 2 / 3 splits found or wanted (``cap2``, ``cap3``:
+    # a tree above them is of no use); [2], [3]: the least bound of the cuts skipped
+    bounds = np.zeros(4, dtype=table.dtype)
+    bounds[0], bounds[1] = _cut_bounds(tests, errors, 0, n_tests, n_tests, table, local, offsets,
                                glob, categorical, K, learn, max_subset, min_leaf, total,
                                codes, y, w, rows, can_skip and n_tests > 0, out_error, work,
                                sorted_rows, orders, node_feat)
+    bounds[0] = min(bounds[0], cap2)
+    bounds[1] = min(bounds[1], cap3)
+    bounds[2] = leaf  # no tree is worse than the leaf: no bound above it is needed
+    bounds[3] = leaf
     flags = np.zeros(3, dtype=np.int64)
     flags[0] = n_tests
     flags[1] = can_skip
@@ -987,8 +1012,8 @@ def depth2_node(codes, y, w, rows, n_codes, categorical, n_classes, depth, learn
                np.zeros_like(table), np.empty(n, dtype=np.int64),
                np.zeros(table.shape[0] + 1, dtype=np.int64), np.zeros(n, dtype=np.bool_),
                np.zeros(n, dtype=np.bool_))
-    return (table, offsets, glob, local, total, tests, errors, orders, node_feat, ub, flags,
-            work, scratch)
+    return (table, offsets, glob, local, total, tests, errors, orders, node_feat, bounds,
+            flags, work, scratch)
 
 
 @njit(cache=True)
@@ -998,8 +1023,8 @@ def depth2_tests(node, codes, y, w, rows, categorical, n_classes, learn, max_sub
     the node ``depth2_node`` prepared. Returns ``(number of root tests, end)`` as
     ``solve_depth2``."""
     K = n_classes
-    (table, offsets, glob, local, total, tests, _errors, orders, node_feat, ub, flags, work,
-     scratch) = node
+    (table, offsets, glob, local, total, tests, _errors, orders, node_feat, bounds, flags,
+     work, scratch) = node
     left, right, sweep, sweep_missing, by_slot, slot_start, goes, row_flags = scratch
     n_tests = flags[0]
     can_skip = flags[1] == 1
@@ -1007,7 +1032,6 @@ def depth2_tests(node, codes, y, w, rows, categorical, n_classes, learn, max_sub
     if n_tests == 0:
         return 0, 0
     n = rows.shape[0]
-    ub2, ub3 = ub[0], ub[1]
     end = min(last, n_tests)
     while 0 < end < n_tests and tests[end, 1] == ORDERED and tests[end - 1, 1] == ORDERED \
             and tests[end, 0] == tests[end - 1, 0]:
@@ -1030,7 +1054,7 @@ def depth2_tests(node, codes, y, w, rows, categorical, n_classes, learn, max_sub
                 t1 += 1
             _interval_block(tests, t - 1, t1, g, table, local, offsets, glob, categorical, K,
                             learn, max_subset, min_leaf, total, y, w, rows, by_slot,
-                            slot_start, out_error, out_tests, work, left, right, ub2, ub3,
+                            slot_start, out_error, out_tests, work, left, right, bounds,
                             sorted_rows, orders, goes, node_feat)
             sweep_g = -1
             t = t1
@@ -1101,8 +1125,10 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
     many (a numeric feature's cuts are not cut in two: their interval pruning needs them
     all), so the next piece starts at ``end``.
     """
+    no_cap = np.sum(w[rows])  # no tree errs more than the node's weight
     node = depth2_node(codes, y, w, rows, n_codes, categorical, n_classes, depth, learn,
-                       max_subset, min_leaf, first == 0, out_error, out_tests)
+                       max_subset, min_leaf, first == 0, no_cap, no_cap, out_error,
+                       out_tests)
     return depth2_tests(node, codes, y, w, rows, categorical, n_classes, learn, max_subset,
                         min_leaf, first, last, out_error, out_tests)
 

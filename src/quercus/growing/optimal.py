@@ -137,8 +137,10 @@ class Search:
         if self.interrupt is not None:
             self.interrupt()
 
-    def small(self, rows: np.ndarray, depth: int, budget: int):
-        """Exact optimum at depth <= 2 (or budget <= 2) by the kernel, penalised."""
+    def small(self, rows: np.ndarray, depth: int, budget: int, bound=np.inf):
+        """Optimum at depth <= 2 (or budget <= 2) by the kernel, penalised: ``(cost, tree)``
+        when it is below ``bound``, else ``(a lower bound >= bound, None)``. The numeric
+        cuts that cannot beat ``bound`` are skipped (``depth2_node``'s caps)."""
         self.stats.depth2_calls += 1
         depth = min(depth, 2)
         first, chunk = 0, self.chunk
@@ -151,10 +153,11 @@ class Search:
                                 self.fc.categorical, self.n_classes, depth,
                                 self.options.min_samples_leaf, self._error, self._tests)
         if not binary:  # the node's tables once, for every piece of its root tests
+            cap2, cap3 = self._caps(bound)
             node = depth2_node(self.codes, self.y, self.w, rows, self.fc.n_codes,
                                self.fc.categorical, self.n_classes, depth, self.learn,
-                               self.max_subset, self.options.min_samples_leaf, True,
-                               self._error, self._tests)
+                               self.max_subset, self.options.min_samples_leaf, True, cap2,
+                               cap3, self._error, self._tests)
         while not binary:  # root tests in pieces: the time limit is checked in between
             began = time.perf_counter()
             n_tests, first = depth2_tests(node, self.codes, self.y, self.w, rows,
@@ -176,7 +179,30 @@ class Search:
             cost = self._error[b] + self.alpha * splits
             if best_cost is None or cost < best_cost:
                 best_cost, best_b = cost, b
-        return best_cost, self._small_tree(self._tests[best_b])
+        if best_cost < bound or binary:
+            return best_cost, self._small_tree(self._tests[best_b])
+        # nothing below the bound: every tree errs at least as much as the trees found, or
+        # as the bounds of the cuts skipped
+        skipped = node[9]
+        alpha, e = self.alpha, self._error
+        lower = min(e[0], e[1] + alpha)
+        if budget >= 2:
+            lower = min(lower, min(e[2], skipped[2]) + 2 * alpha)
+        if budget >= 3:
+            lower = min(lower, min(e[3], skipped[3]) + 3 * alpha)
+        return max(lower, self.w.dtype.type(bound)), None
+
+    def _caps(self, bound):
+        """The largest errors of a tree of 2 and of 3 splits whose cost, with the split
+        penalty, is still below ``bound`` (no cap when it is infinite)."""
+        dtype = self.w.dtype.type
+        if not np.isfinite(bound):
+            top = np.iinfo(np.int64).max if self.w.dtype == np.int64 else np.inf
+            return dtype(top), dtype(top)
+        if self.w.dtype == np.int64:  # whole weights and penalty: one below is the cap
+            return (dtype(bound - 2 * self.alpha - 1), dtype(bound - 3 * self.alpha - 1))
+        return (np.nextafter(dtype(bound - 2 * self.alpha), -np.inf),
+                np.nextafter(dtype(bound - 3 * self.alpha), -np.inf))
 
     @staticmethod
     def _small_tree(tests: np.ndarray) -> SearchNode:
@@ -225,8 +251,10 @@ class Search:
                 self.cache[key] = (lower, None)
                 return lower, None
         if depth <= 2 or budget <= 2:
-            cost, tree = self.small(rows, depth, budget)
+            cost, tree = self.small(rows, depth, budget, bound)
             self.cache[key] = (cost, tree)
+            if tree is None:
+                return cost, None
             self.remember(rows, depth, budget, cost)
             return (cost, tree) if cost < bound else (cost, None)
         leaf = self.leaf_cost(rows)
@@ -301,9 +329,13 @@ class Search:
             self.check_time()
             return (root is not None and root.should_stop()) or state[0] <= self.alpha
 
-        def evaluate(t, low_left, low_right):
+        def evaluate(t, low_left, low_right, slack):
             """Both children of test t against the best so far: their lower bounds
-            (exact optima where solved) and whether it became the best tree."""
+            (exact optima where solved below their bounds) and whether it became the best
+            tree. The larger child first, solved only below what the best so far leaves
+            it; then the smaller one below what is left plus ``slack``, so that a child
+            that cannot get there still bounds the cuts within ``slack`` of this one out
+            (ConTree's neighbourhood pruning, of the interval the cut halves)."""
             test = tests[t]
             left, right = split_rows(self.codes, rows, test)
             low_left = max(low_left, self.lower_bound(left, depth - 1, b_left))
@@ -311,37 +343,34 @@ class Search:
             bound = state[0] - self.alpha
             if low_left + low_right >= bound:
                 return low_left, low_right
-            # the smaller child first: cheaper, and its optimum with the other's bound
-            # often rules the cut out (fewer rows solved than larger-first on the anchors)
-            swapped = right.shape[0] < left.shape[0]
+            swapped = right.shape[0] > left.shape[0]
             sides = [(left, b_left, low_left), (right, b_right, low_right)]
             if swapped:
                 sides.reverse()
             (rows_a, b_a, low_a), (rows_b, b_b, low_b) = sides
             cost_a, tree_a = self.solve(rows_a, depth - 1, b_a, bound - low_b)
             cost_a = max(cost_a, low_a)
+            cost_b = low_b
             if tree_a is not None:
-                cost_b, tree_b = self.solve(rows_b, depth - 1, b_b, bound - cost_a)
+                cost_b, tree_b = self.solve(rows_b, depth - 1, b_b, bound - cost_a + slack)
                 cost_b = max(cost_b, low_b)
-                if tree_b is not None:
+                if tree_b is not None and cost_a + cost_b < bound:
                     trees = (tree_b, tree_a) if swapped else (tree_a, tree_b)
                     state[0] = cost_a + cost_b + self.alpha
                     state[1] = SearchNode(test, trees[0], trees[1])
                     if root is not None:
                         root.found(state[0], state[1])
-            else:
-                cost_b = low_b
             return (cost_b, cost_a) if swapped else (cost_a, cost_b)
 
         first = {}  # the bounds of each chain's best cut
         for chain, p in plans:
             if stop():
                 return state[0], state[1]
-            first[chain[p]] = evaluate(chain[p], zero, zero)
+            first[chain[p]] = evaluate(chain[p], zero, zero, np.inf)
         for t in others:
             if stop():
                 return state[0], state[1]
-            evaluate(t, zero, zero)
+            evaluate(t, zero, zero, zero)
         # every cut's children are parts of the node's rows: a child holding all but
         # weight W of them is bounded by OPT(node's rows) - W (at depth 3 that optimum is
         # one depth-2 solve; deeper, a cached bound or 0), as if the chain had cuts before
@@ -362,7 +391,7 @@ class Search:
                 self._push_interval(queue, lines, rank, i, k, state[0])
         while queue:
             _key, rank, i, k = heapq.heappop(queue)
-            chain, _moved, low_l, low_r = lines[rank]
+            chain, moved, low_l, low_r = lines[rank]
             bounds = self._interval_bounds(lines[rank], i, k, state[0])
             if bounds is None:
                 continue
@@ -370,7 +399,8 @@ class Search:
             if stop():
                 return state[0], state[1]
             j = i + 1 + q
-            low_l[j], low_r[j] = evaluate(chain[j - 1], left_bound, right_bound)
+            slack = max(moved[j] - moved[i], moved[k] - moved[j])
+            low_l[j], low_r[j] = evaluate(chain[j - 1], left_bound, right_bound, slack)
             self._push_interval(queue, lines, rank, i, j, state[0])
             self._push_interval(queue, lines, rank, j, k, state[0])
         return state[0], state[1]
