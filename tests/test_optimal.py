@@ -256,21 +256,35 @@ def test_cli_refuses_a_bad_optimal_option_in_one_line(tmp_path):
     assert not (tmp_path / "m.json").exists()
 
 
-def test_same_model_file_every_time_and_on_one_thread(tmp_path):
+def _raw_numeric():
+    """Numeric rows with ties, enough of them for the threads to share a depth-2 node."""
+    rng = np.random.default_rng(11)
+    X = np.round(rng.normal(size=(400, 6)), 2)
+    y = ((X[:, 0] > 0.2) ^ (X[:, 3] < -0.4) ^ (rng.random(400) < 0.1)).astype(int)
+    return X, y
+
+
+@pytest.mark.parametrize("case", ["breast-cancer", "raw numeric"])
+def test_same_model_file_every_time_and_on_one_thread(tmp_path, case):
     import numba
 
-    data = read_arff(ARFF / "breast-cancer.arff")
+    if case == "raw numeric":  # the depth-2 solver's interval blocks on both threads
+        X, y = _raw_numeric()
+    else:
+        data = read_arff(ARFF / "breast-cancer.arff")
+        X, y = data.X, data.y
     paths = []
-    for i, threads in enumerate((numba.get_num_threads(), 1)):
+    for i, threads in enumerate((numba.get_num_threads(), numba.get_num_threads(), 1)):
         saved = numba.get_num_threads()
         numba.set_num_threads(threads)
         try:
-            model = DecisionTreeClassifier(algorithm="optimal", max_depth=3).fit(data.X, data.y)
+            model = DecisionTreeClassifier(algorithm="optimal", max_depth=3).fit(X, y)
         finally:
             numba.set_num_threads(saved)
         paths.append(tmp_path / f"m{i}.json")
         model.save(paths[-1])
-    assert paths[0].read_bytes() == paths[1].read_bytes()
+    assert model.optimal_
+    assert paths[0].read_bytes() == paths[1].read_bytes() == paths[2].read_bytes()
 
 
 def test_fractional_weights_scale_the_objective():

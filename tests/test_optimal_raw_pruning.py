@@ -105,7 +105,7 @@ def _solve(codes, y, w, fc, k, pieces=None):
     first = 0
     while True:
         n_tests, first = K.depth2_tests(node, codes, y, w, rows, fc.categorical, k, True, 8,
-                                        1, first, first + pieces, error, tests)
+                                        1, first, first + pieces, np.int64(1), error, tests)
         if first >= n_tests:
             return error, tests
 
@@ -159,15 +159,16 @@ def test_capped_sweep_is_exact_below_its_limit(seed):
         sides[0 if goes[i] else 1, y[i]] += w[i]
         sides[0 if goes[i] else 1, k] += 1
     leaves = np.array([K.leaf_error(sides[0], k), K.leaf_error(sides[1], k)], dtype=w.dtype)
+    packed = np.empty((2, n), dtype=np.int64)  # the sweep's scratch
     for g in range(f):
         exact, cut = leaves.copy(), np.full(2, -1)
         K._sweep_feature(g, goes, orders, sides, k, 1, exact, cut, leaves.copy(),
-                         np.ones(2, dtype=bool))
+                         np.ones(2, dtype=bool), packed)
         for _ in range(4):
             limit = np.maximum(exact + rng.integers(-3, 2, 2), 0).astype(w.dtype)
             ties = rng.random(2) < 0.5
             e, c = leaves.copy(), np.full(2, -1)
-            K._sweep_feature(g, goes, orders, sides, k, 1, e, c, limit, ties)
+            K._sweep_feature(g, goes, orders, sides, k, 1, e, c, limit, ties, packed)
             for s in range(2):
                 if exact[s] < limit[s] or (exact[s] == limit[s] and ties[s]):
                     assert (e[s], c[s]) == (exact[s], cut[s])
@@ -193,7 +194,7 @@ def test_capped_solve_is_exact_below_its_caps_and_bounds_above(seed):
         node = K.depth2_node(codes, y, w, rows, fc.n_codes, fc.categorical, k, 2, True, 8,
                              1, True, cap2, cap3, error, tests)
         K.depth2_tests(node, codes, y, w, rows, fc.categorical, k, True, 8, 1, 0, 1 << 20,
-                       error, tests)
+                       np.int64(1), error, tests)
         skipped = node[9]
         trees = _as_trees(tests)
         for b, cap in ((2, cap2), (3, cap3)):
@@ -202,3 +203,43 @@ def test_capped_solve_is_exact_below_its_caps_and_bounds_above(seed):
                 assert trees[b] == expected_trees[b]
             else:
                 assert cap < min(error[b], skipped[b]) <= expected_error[b]
+
+
+def _large_problem(seed):
+    """A node large enough for the threads to share its features' interval blocks."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(K.PARALLEL_ROWS, K.PARALLEL_ROWS + 40))
+    X = rng.normal(size=(n, int(rng.integers(3, 5))))
+    X[:, -1] = np.round(X[:, -1] * 2)  # ties
+    k = 2 if seed % 2 else 3
+    y = ((X[:, 0] > 0.3) ^ (X[:, 1] < -0.2)).astype(np.int32)
+    y = np.where(rng.random(n) < 0.15, rng.integers(0, k, n), y).astype(np.int32) % k
+    w = np.ones(n, np.int64) if seed % 3 else rng.integers(1, 4, n).astype(np.int64)
+    fc = encode_rows(X, np.zeros(X.shape[1], dtype=bool), None, "exact", 255)
+    return np.ascontiguousarray(fc.codes), y, w, fc, k
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_blocks_shared_among_threads_give_the_same_trees(seed):
+    """With threads, each feature's interval block runs alone from the bests before the
+    blocks and the results merge in scan order: the trees of the blocks taken in turn
+    (and of the plain reference), capped or not."""
+    codes, y, w, fc, k = _large_problem(seed)
+    expected_error, expected_trees = reference(codes, y, w, k)
+    rows = np.arange(y.size, dtype=np.int64)
+    for cap in (w.sum(), w.dtype.type(expected_error[3] + 1), w.dtype.type(expected_error[3])):
+        found = []
+        for threads in (1, 2):
+            error = np.zeros(4, dtype=w.dtype)
+            tests = np.zeros((4, 3, K.TEST_WIDTH), dtype=np.int64)
+            node = K.depth2_node(codes, y, w, rows, fc.n_codes, fc.categorical, k, 2, True,
+                                 8, 1, True, cap, cap, error, tests)
+            K.depth2_tests(node, codes, y, w, rows, fc.categorical, k, True, 8, 1, 0,
+                           1 << 20, np.int64(threads), error, tests)
+            assert min(error[3], node[9][3]) <= expected_error[3]
+            found.append((error.tolist(), _as_trees(tests)))
+        assert found[0] == found[1]
+        for b in (2, 3):
+            if expected_error[b] <= cap:
+                assert found[1][0][b] == expected_error[b]
+                assert found[1][1][b] == expected_trees[b]

@@ -56,7 +56,7 @@ def test_sweep_equals_class_tables(seed):
         for g in range(f):
             e = np.array([K.leaf_error(sides[0], k), K.leaf_error(sides[1], k)], dtype=w.dtype)
             K._sweep_feature(g, goes, orders, sides, k, min_leaf, e, np.full(2, -1), e.copy(),
-                             np.ones(2, dtype=bool))
+                             np.ones(2, dtype=bool), np.empty((2, n), dtype=np.int64))
             exact[:, g] = e
         # valid lower bounds (each feature's best, minus a slack of 0-2) and a feature
         # swept first: some features are skipped, the answer stays the same

@@ -19,6 +19,7 @@ kernel is compiled for the dtype it is given.
 from __future__ import annotations
 
 import numpy as np
+from numba import prange
 
 from ._jit import njit
 
@@ -27,6 +28,7 @@ MAX_SUBSET = 16  # most categories a SUBSET test lists
 TEST_WIDTH = 5 + MAX_SUBSET
 NO_FEATURE = -1
 BOUND_FEATURES = 4  # features whose best single cut gives the first upper bounds
+PARALLEL_ROWS = 128  # a node this large runs its features' interval blocks on all threads
 
 
 @njit(cache=True)
@@ -414,7 +416,7 @@ def _feature_orders(local, offsets, glob, y, w, rows, orders):
 
 
 @njit(cache=True)
-def _sweep_feature(g, goes, orders, tot, K, min_leaf, e_out, c_out, limit, ties):
+def _sweep_feature(g, goes, orders, tot, K, min_leaf, e_out, c_out, limit, ties, packed):
     """Both children's best cut of feature g by one sweep of its sorted rows: ``e_out[s]``
     the least error of child s (0 left, 1 right) below its leaf's (else the leaf's),
     ``c_out[s]`` the first cut code reaching it (-1: none).
@@ -426,7 +428,7 @@ def _sweep_feature(g, goes, orders, tot, K, min_leaf, e_out, c_out, limit, ties)
     when it is lower, a lower bound on the feature's best with no cut (``c_out[s]`` -1).
     A ``limit`` above every error gives each feature's exact best."""
     if K == 2:
-        _sweep_feature_two(g, goes, orders, tot, min_leaf, e_out, c_out, limit, ties)
+        _sweep_feature_two(g, goes, orders, tot, min_leaf, e_out, c_out, limit, ties, packed)
         return
     by_feature, codes_sorted, classes_sorted, weights_sorted = orders
     n = by_feature.shape[1]
@@ -483,12 +485,12 @@ def _capped(before, best, limit, ties):
 
 
 @njit(cache=True)
-def _sweep_feature_two(g, goes, orders, tot, min_leaf, e_out, c_out, limit, ties):
+def _sweep_feature_two(g, goes, orders, tot, min_leaf, e_out, c_out, limit, ties, packed):
     """``_sweep_feature`` for two classes: the rows first dealt to their child (without a
-    branch), then each child's rows swept alone, its running sums in scalars."""
+    branch), then each child's rows swept alone, its running sums in scalars. ``packed``:
+    scratch of shape (2, rows) for code * 2 + class in code order, per child."""
     by_feature, codes_sorted, classes_sorted, weights_sorted = orders
     n = by_feature.shape[1]
-    packed = np.empty((2, n), dtype=np.int64)  # code * 2 + class, in code order
     # weights of at least 1 (whole, positive) that sum to the number of rows are all 1
     unit = tot[0, 0] + tot[0, 1] == tot[0, 2] and tot[1, 0] + tot[1, 1] == tot[1, 2]
     weights = np.empty((2, 0 if unit else n), dtype=weights_sorted.dtype)
@@ -585,6 +587,7 @@ def _sweep_child_bests(goes, orders, y, w, rows, K, min_leaf, work, lb, first, f
     # the other features from the lowest bounds up (likely the best first: the bests
     # found early rule out more features); ties keep the first feature whatever the order
     by_bound = np.argsort(lb[0] + lb[1], kind="mergesort")
+    packed = np.empty((2, n), dtype=np.int64)  # the sweeps' scratch
     for step in range(2 + n_features):
         if step < 2:
             g = first[step]
@@ -610,7 +613,7 @@ def _sweep_child_bests(goes, orders, y, w, rows, K, min_leaf, work, lb, first, f
             limit[side] = leaf[side]
             if step >= 2 and _closed(lb[side, g], best[side], best_g[side], g):
                 limit[side] = -1
-        _sweep_feature(g, goes, orders, tot, K, min_leaf, e, c, limit, ties)
+        _sweep_feature(g, goes, orders, tot, K, min_leaf, e, c, limit, ties, packed)
         for side in range(2):
             # the sweep's bound where it was capped; the given bound where it is higher
             feat_best[side, g] = max(e[side], lb[side, g]) if limit[side] >= 0 \
@@ -979,11 +982,12 @@ def depth2_node(codes, y, w, rows, n_codes, categorical, n_classes, depth, learn
         c = np.empty(2, dtype=np.int64)
         no_cap = np.full(2, leaf, dtype=table.dtype)  # no error is above the leaf's
         every_tie = np.ones(2, dtype=np.bool_)
+        packed = np.empty((2, n), dtype=np.int64)
         for g in range(codes.shape[1]):
             e[0] = leaf
             e[1] = 0
             _sweep_feature(g, everything, orders, node_tot, K, min_leaf, e, c, no_cap,
-                           every_tie)
+                           every_tie, packed)
             node_feat[g] = e[0]
     test_l = np.zeros((1, TEST_WIDTH), dtype=np.int64)
     test_r = np.zeros((1, TEST_WIDTH), dtype=np.int64)
@@ -1017,11 +1021,69 @@ def depth2_node(codes, y, w, rows, n_codes, categorical, n_classes, depth, learn
 
 
 @njit(cache=True)
+def _interval_feature(tests, t, end, offsets, table, K, can_skip):
+    """The end of the interval block of ORDERED root tests starting at ``t`` (one numeric
+    feature's cuts, no missing value of it at the node: ``_interval_block``), else -1."""
+    test = tests[t]
+    g = test[0]
+    known_only = table[offsets[g + 1] - 1, K] == 0
+    two_codes = offsets[g + 1] - offsets[g] == 3 and known_only
+    if test[1] != ORDERED or two_codes or not can_skip or not known_only:
+        return -1
+    t1 = t + 1
+    while t1 < end and tests[t1, 0] == g and tests[t1, 1] == ORDERED:
+        t1 += 1
+    return t1
+
+
+@njit(cache=True)
+def _block_alone(b, starts, stops, tests, table, local, offsets, glob, categorical, K, learn,
+                 max_subset, min_leaf, total, y, w, rows, sweep, orders, node_feat,
+                 out_error, out_tests, bounds, block_error, block_tests, block_bounds):
+    """Interval block ``b`` on scratch of its own, from the bests and bounds before the
+    blocks: its bests to ``block_error[b]``, ``block_tests[b]``, ``block_bounds[b]``."""
+    n = rows.shape[0]
+    table_rows = 0 if sweep else table.shape[0]  # the sweep builds no class tables
+    work = (np.zeros(K + 1, dtype=table.dtype), np.zeros(K + 1, dtype=table.dtype),
+            np.zeros((1, TEST_WIDTH), dtype=np.int64),
+            np.zeros((1, TEST_WIDTH), dtype=np.int64),
+            np.zeros((0, TEST_WIDTH), dtype=np.int64), np.zeros(0, dtype=table.dtype))
+    error = block_error[b]
+    error[:] = out_error
+    trees = block_tests[b]
+    trees[:, :, :] = out_tests
+    own_bounds = block_bounds[b]
+    own_bounds[:] = bounds
+    _interval_block(tests, starts[b], stops[b], tests[starts[b], 0], table, local, offsets,
+                    glob, categorical, K, learn, max_subset, min_leaf, total, y, w, rows,
+                    np.empty(n, dtype=np.int64),
+                    np.zeros(table.shape[0] + 1, dtype=np.int64), error, trees, work,
+                    np.zeros((table_rows, K + 1), dtype=table.dtype),
+                    np.zeros((table_rows, K + 1), dtype=table.dtype), own_bounds, sweep,
+                    orders, np.zeros(n, dtype=np.bool_), node_feat)
+
+
+@njit(parallel=True, cache=True)
+def _blocks_in_parallel(starts, stops, tests, table, local, offsets, glob, categorical, K,
+                        learn, max_subset, min_leaf, total, y, w, rows, sweep, orders,
+                        node_feat, out_error, out_tests, bounds, block_error, block_tests,
+                        block_bounds):
+    """Every interval block alone (``_block_alone``), the blocks shared among the
+    threads."""
+    for b in prange(starts.shape[0]):
+        _block_alone(b, starts, stops, tests, table, local, offsets, glob, categorical, K,
+                     learn, max_subset, min_leaf, total, y, w, rows, sweep, orders,
+                     node_feat, out_error, out_tests, bounds, block_error, block_tests,
+                     block_bounds)
+
+
+@njit(cache=True)
 def depth2_tests(node, codes, y, w, rows, categorical, n_classes, learn, max_subset,
-                 min_leaf, first, last, out_error, out_tests):
+                 min_leaf, first, last, threads, out_error, out_tests):
     """The per-test part of ``solve_depth2``: the root tests ``first`` to ``last - 1`` of
-    the node ``depth2_node`` prepared. Returns ``(number of root tests, end)`` as
-    ``solve_depth2``."""
+    the node ``depth2_node`` prepared, the interval blocks of a node of at least
+    ``PARALLEL_ROWS`` rows shared among the threads when ``threads`` > 1 (the same
+    trees). Returns ``(number of root tests, end)`` as ``solve_depth2``."""
     K = n_classes
     (table, offsets, glob, local, total, tests, _errors, orders, node_feat, bounds, flags,
      work, scratch) = node
@@ -1036,6 +1098,35 @@ def depth2_tests(node, codes, y, w, rows, categorical, n_classes, learn, max_sub
     while 0 < end < n_tests and tests[end, 1] == ORDERED and tests[end - 1, 1] == ORDERED \
             and tests[end, 0] == tests[end - 1, 0]:
         end += 1  # the rest of this feature's cuts
+    # on a large node with threads, the interval blocks first, all at once, each alone
+    # (from the bests so far: less pruning than in turn, the same trees after the merge)
+    starts = np.empty(end - first, dtype=np.int64)
+    stops = np.empty(end - first, dtype=np.int64)
+    n_blocks = 0
+    if n >= PARALLEL_ROWS and threads > 1:
+        t = first
+        while t < end:  # the blocks, stepping as the scan below does
+            t1 = _interval_feature(tests, t, end, offsets, table, K, can_skip)
+            if t1 < 0:
+                t += 1
+                continue
+            starts[n_blocks] = t
+            stops[n_blocks] = t1
+            n_blocks += 1
+            t = t1
+    if n_blocks < 2:
+        n_blocks = 0
+    starts = starts[:n_blocks]
+    stops = stops[:n_blocks]
+    block_error = np.empty((n_blocks, 4), dtype=out_error.dtype)
+    block_tests = np.empty((n_blocks, 4, 3, TEST_WIDTH), dtype=np.int64)
+    block_bounds = np.empty((n_blocks, bounds.shape[0]), dtype=bounds.dtype)
+    if n_blocks > 0:
+        _blocks_in_parallel(starts, stops, tests, table, local, offsets, glob, categorical,
+                            K, learn, max_subset, min_leaf, total, y, w, rows, sorted_rows,
+                            orders, node_feat, out_error, out_tests, bounds, block_error,
+                            block_tests, block_bounds)
+    block = 0
     # ORDERED tests of one feature come in increasing cuts: their left tables grow by the
     # rows of the next codes (a sweep), instead of being rebuilt row by row
     sweep_g = -1
@@ -1047,11 +1138,19 @@ def depth2_tests(node, codes, y, w, rows, categorical, n_classes, learn, max_sub
         g = test[0]
         t += 1
         two_codes = offsets[g + 1] - offsets[g] == 3 and table[offsets[g + 1] - 1, K] == 0
-        if test[1] == ORDERED and not two_codes and can_skip \
-                and table[offsets[g + 1] - 1, K] == 0:
-            t1 = t
-            while t1 < end and tests[t1, 0] == g and tests[t1, 1] == ORDERED:
-                t1 += 1
+        t1 = _interval_feature(tests, t - 1, end, offsets, table, K, can_skip)
+        if t1 >= 0 and n_blocks > 0:  # done alone: merged in scan order, ties to the first
+            for bb in range(2, 4):
+                if block_error[block, bb] < out_error[bb]:
+                    out_error[bb] = block_error[block, bb]
+                    out_tests[bb] = block_tests[block, bb]
+            bounds[2] = min(bounds[2], block_bounds[block, 2])
+            bounds[3] = min(bounds[3], block_bounds[block, 3])
+            block += 1
+            sweep_g = -1
+            t = t1
+            continue
+        if t1 >= 0:
             _interval_block(tests, t - 1, t1, g, table, local, offsets, glob, categorical, K,
                             learn, max_subset, min_leaf, total, y, w, rows, by_slot,
                             slot_start, out_error, out_tests, work, left, right, bounds,
@@ -1130,7 +1229,7 @@ def solve_depth2(codes, y, w, rows, n_codes, categorical, n_classes, depth, lear
                        max_subset, min_leaf, first == 0, no_cap, no_cap, out_error,
                        out_tests)
     return depth2_tests(node, codes, y, w, rows, categorical, n_classes, learn, max_subset,
-                        min_leaf, first, last, out_error, out_tests)
+                        min_leaf, first, last, np.int64(1), out_error, out_tests)
 
 
 @njit(cache=True)

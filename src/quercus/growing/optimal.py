@@ -14,6 +14,7 @@ is below ``bound``, and otherwise proves that none is, caching either fact by ro
 from __future__ import annotations
 
 import heapq
+import sys
 import time
 from dataclasses import dataclass, field
 
@@ -117,6 +118,7 @@ class Search:
         if np.isfinite(self.deadline):
             self.chunk, self.chunk3 = 64, 4
         self._trees = np.zeros((2, 3, TEST_WIDTH), dtype=np.int64)
+        self.threads = _threads()
         self.memo = None  # the depth-3 kernel's memo of depth-2 children (memo_room)
 
     # -- pieces ------------------------------------------------------------------------------
@@ -163,7 +165,8 @@ class Search:
             n_tests, first = depth2_tests(node, self.codes, self.y, self.w, rows,
                                           self.fc.categorical, self.n_classes, self.learn,
                                           self.max_subset, self.options.min_samples_leaf,
-                                          first, first + chunk, self._error, self._tests)
+                                          first, first + chunk, self.threads, self._error,
+                                          self._tests)
             if first >= n_tests:
                 break
             self.check_time()
@@ -586,6 +589,13 @@ class Search:
             return cost_a + cost_b + alpha, None
         trees = (tree_b, tree_a) if swapped else (tree_a, tree_b)
         return cost_a + cost_b + alpha, trees
+
+
+def _threads() -> np.int64:
+    """The threads of numba's parallel kernels (1 while numba is not loaded: the pure
+    kernels run, where the depth-2 solver's interval blocks are best taken in turn)."""
+    numba = sys.modules.get("numba")
+    return np.int64(numba.get_num_threads() if numba is not None else 1)
 
 
 def _grown(array: np.ndarray, size: int, used: int) -> np.ndarray:
