@@ -247,3 +247,24 @@ def test_the_warmup_notes_each_family_in_its_lock(tmp_path):
     _warmup.warm(["nosuch", "other"], _warmup._note_done(str(lock)))  # unknown: no fits
     assert lock.read_text() == "todo nosuch other\ndone nosuch\ndone other\n"
     assert [p["algorithm"] for p in _warmup.FAMILIES["optimal"]] == ["optimal"] * 4
+
+
+def test_the_warmup_marks_the_indexes_it_read_fresh(cache, monkeypatch):
+    """A kernel source rewritten with the same content leaves numba's cache valid but its
+    indexes older than the source: after the warm-up has run the family (numba reading
+    them), they are marked fresh, so later processes run it compiled instead of pure and
+    warming it up again. A warm-up whose fits failed leaves them as they were."""
+    from quercus import _warmup
+
+    sources = Path(_kernel_path.__file__).parent / "_kernels"
+    age = time.time() - min(p.stat().st_mtime for p in sources.glob("*.py")) + 60
+    for module in _kernel_path.FAMILY_MODULES["cart"]:
+        _index(cache, module, age=age)
+    assert not _kernel_path.family_cached("cart")
+    monkeypatch.setattr(_warmup, "FAMILIES", {"cart": [{"algorithm": "nosuch"}]})
+    _warmup.warm(["cart"])  # the fit raises: nothing is marked
+    assert not _kernel_path.family_cached("cart")
+    monkeypatch.setattr(_warmup, "FAMILIES", {"cart": []})
+    _warmup.warm(["cart"])
+    assert _kernel_path.family_cached("cart")
+    assert not _kernel_path.family_cached("hist")  # only the family warmed

@@ -424,6 +424,24 @@ def cached_modules() -> set[str]:
     return fresh
 
 
+def refresh_index(family: str) -> None:
+    """Mark the family's cache indexes as fresh (``cached_modules`` goes by their times):
+    after a warm-up has run its kernels, numba has checked their stamps and recompiled
+    what was stale, but an index it only read keeps its old time, so a kernel source
+    rewritten with the same content (a checkout, a reinstall) would leave the family
+    looking stale to every later process, each running it pure and warming it up again."""
+    modules = FAMILY_MODULES.get(family, ())
+    for directory in numba_cache_dirs():
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.endswith(".nbi") and entry.name.split(".", 1)[0] in modules:
+                with contextlib.suppress(OSError):
+                    os.utime(entry.path)
+
+
 def family_cached(family: str, cached: set[str] | None = None) -> bool:
     """Whether numba's cache holds the family's kernels (``FAMILY_MODULES``); ``cached``:
     ``cached_modules()``, if already read."""

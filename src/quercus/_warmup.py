@@ -6,7 +6,8 @@ kernels as plain Python because numba's cache does not hold them yet (docs/archi
 (``QUERCUS_KERNELS=compiled``), on mixed data (numeric with missing values, categorical,
 two and three classes) and on its numeric columns alone, so that it compiles what small
 fits and their predictions call, at low priority, prints
-nothing, adds a line ``done FAMILY`` to its lock (``QUERCUS_WARMUP_LOCK``) as each family
+nothing, marks the family's cache indexes fresh (``_kernel_path.refresh_index``), adds a
+line ``done FAMILY`` to its lock (``QUERCUS_WARMUP_LOCK``) as each family
 is cached (a process waiting for one reads it: ``_kernel_path.await_warmup``) and removes
 the lock at the end.
 """
@@ -19,6 +20,8 @@ import sys
 
 import numpy as np
 import pandas as pd
+
+from . import _kernel_path
 
 ROWS = 300
 
@@ -64,13 +67,18 @@ def warm(families, done=None) -> None:
     # a tree of numeric splits only predicts with its own kernel (predict_numeric)
     numeric = frame[["a", "b", "c"]]
     for family in families:
+        failed = False
         for i, params in enumerate(FAMILIES.get(family, [])):
             cases = [(frame, three), (frame, two)] + ([(numeric, two)] if i == 0 else [])
             for X, y in cases:
-                with contextlib.suppress(Exception):
+                try:
                     model = DecisionTreeClassifier(**params, random_state=0).fit(X, y)
                     model.predict(X)
                     model.predict_proba(X)
+                except Exception:  # noqa: BLE001 - the warm-up never stops a user's run
+                    failed = True
+        if not failed:  # every kernel it ran is cached for the current source
+            _kernel_path.refresh_index(family)
         if done is not None:
             done(family)
 
