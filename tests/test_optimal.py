@@ -259,8 +259,8 @@ def test_cli_refuses_a_bad_optimal_option_in_one_line(tmp_path):
 def _raw_numeric():
     """Numeric rows with ties, enough of them for the threads to share a depth-2 node."""
     rng = np.random.default_rng(11)
-    X = np.round(rng.normal(size=(400, 6)), 2)
-    y = ((X[:, 0] > 0.2) ^ (X[:, 3] < -0.4) ^ (rng.random(400) < 0.1)).astype(int)
+    X = np.round(rng.normal(size=(800, 6)), 2)
+    y = ((X[:, 0] > 0.2) ^ (X[:, 3] < -0.4) ^ (rng.random(800) < 0.1)).astype(int)
     return X, y
 
 

@@ -28,7 +28,10 @@ MAX_SUBSET = 16  # most categories a SUBSET test lists
 TEST_WIDTH = 5 + MAX_SUBSET
 NO_FEATURE = -1
 BOUND_FEATURES = 4  # features whose best single cut gives the first upper bounds
-PARALLEL_ROWS = 128  # a node this large runs its features' interval blocks on all threads
+# a node whose interval blocks hold at least this many rows x cuts runs them on all threads
+# (each block then takes tens of microseconds: smaller ones lose more to the threads'
+# hand-offs than they gain, worse on a busy machine)
+PARALLEL_WORK = 1 << 20
 
 
 @njit(cache=True)
@@ -1081,9 +1084,9 @@ def _blocks_in_parallel(starts, stops, tests, table, local, offsets, glob, categ
 def depth2_tests(node, codes, y, w, rows, categorical, n_classes, learn, max_subset,
                  min_leaf, first, last, threads, out_error, out_tests):
     """The per-test part of ``solve_depth2``: the root tests ``first`` to ``last - 1`` of
-    the node ``depth2_node`` prepared, the interval blocks of a node of at least
-    ``PARALLEL_ROWS`` rows shared among the threads when ``threads`` > 1 (the same
-    trees). Returns ``(number of root tests, end)`` as ``solve_depth2``."""
+    the node ``depth2_node`` prepared, the interval blocks of a node with at least
+    ``PARALLEL_WORK`` rows x cuts in them shared among the threads when ``threads`` > 1
+    (the same trees). Returns ``(number of root tests, end)`` as ``solve_depth2``."""
     K = n_classes
     (table, offsets, glob, local, total, tests, _errors, orders, node_feat, bounds, flags,
      work, scratch) = node
@@ -1103,7 +1106,8 @@ def depth2_tests(node, codes, y, w, rows, categorical, n_classes, learn, max_sub
     starts = np.empty(end - first, dtype=np.int64)
     stops = np.empty(end - first, dtype=np.int64)
     n_blocks = 0
-    if n >= PARALLEL_ROWS and threads > 1:
+    n_cuts = 0
+    if threads > 1 and n * (end - first) >= PARALLEL_WORK:
         t = first
         while t < end:  # the blocks, stepping as the scan below does
             t1 = _interval_feature(tests, t, end, offsets, table, K, can_skip)
@@ -1113,7 +1117,10 @@ def depth2_tests(node, codes, y, w, rows, categorical, n_classes, learn, max_sub
             starts[n_blocks] = t
             stops[n_blocks] = t1
             n_blocks += 1
+            n_cuts += t1 - t
             t = t1
+    if n * n_cuts < PARALLEL_WORK:
+        n_blocks = 0
     if n_blocks < 2:
         n_blocks = 0
     starts = starts[:n_blocks]

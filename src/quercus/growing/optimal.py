@@ -162,11 +162,14 @@ class Search:
                                cap3, self._error, self._tests)
         while not binary:  # root tests in pieces: the time limit is checked in between
             began = time.perf_counter()
+            chunked = self.threads > 1 and sys.modules["numba"].set_parallel_chunksize(1)
             n_tests, first = depth2_tests(node, self.codes, self.y, self.w, rows,
                                           self.fc.categorical, self.n_classes, self.learn,
                                           self.max_subset, self.options.min_samples_leaf,
                                           first, first + chunk, self.threads, self._error,
                                           self._tests)
+            if self.threads > 1:
+                sys.modules["numba"].set_parallel_chunksize(chunked)
             if first >= n_tests:
                 break
             self.check_time()
@@ -592,8 +595,9 @@ class Search:
 
 
 def _threads() -> np.int64:
-    """The threads of numba's parallel kernels (1 while numba is not loaded: the pure
-    kernels run, where the depth-2 solver's interval blocks are best taken in turn)."""
+    """The threads the depth-2 solver may share a node's interval blocks among: numba's,
+    but 1 while numba is not loaded (the pure kernels take the blocks in turn best).
+    The trees are the same either way."""
     numba = sys.modules.get("numba")
     return np.int64(numba.get_num_threads() if numba is not None else 1)
 
