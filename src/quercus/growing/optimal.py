@@ -13,6 +13,7 @@ is below ``bound``, and otherwise proves that none is, caching either fact by ro
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import sys
 import time
@@ -162,14 +163,13 @@ class Search:
                                cap3, self._error, self._tests)
         while not binary:  # root tests in pieces: the time limit is checked in between
             began = time.perf_counter()
-            chunked = self.threads > 1 and sys.modules["numba"].set_parallel_chunksize(1)
-            n_tests, first = depth2_tests(node, self.codes, self.y, self.w, rows,
-                                          self.fc.categorical, self.n_classes, self.learn,
-                                          self.max_subset, self.options.min_samples_leaf,
-                                          first, first + chunk, self.threads, self._error,
-                                          self._tests)
-            if self.threads > 1:
-                sys.modules["numba"].set_parallel_chunksize(chunked)
+            with _one_block_at_a_time(self.threads):
+                n_tests, first = depth2_tests(node, self.codes, self.y, self.w, rows,
+                                              self.fc.categorical, self.n_classes,
+                                              self.learn, self.max_subset,
+                                              self.options.min_samples_leaf, first,
+                                              first + chunk, self.threads, self._error,
+                                              self._tests)
             if first >= n_tests:
                 break
             self.check_time()
@@ -600,6 +600,14 @@ def _threads() -> np.int64:
     The trees are the same either way."""
     numba = sys.modules.get("numba")
     return np.int64(numba.get_num_threads() if numba is not None else 1)
+
+
+def _one_block_at_a_time(threads):
+    """numba's parallel chunk size 1 while the threads share a node's interval blocks, so
+    that a thread held up holds up one block, not half of them."""
+    if threads <= 1:
+        return contextlib.nullcontext()
+    return sys.modules["numba"].parallel_chunksize(1)
 
 
 def _grown(array: np.ndarray, size: int, used: int) -> np.ndarray:
