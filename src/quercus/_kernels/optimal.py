@@ -681,7 +681,9 @@ def _interval_block(tests, t0, t1, g, table, local, offsets, glob, categorical, 
     (``_cut_bound``, ``_cut_bound_by_features``); the cuts whose bound is above the bests
     (strictly: ties are still visited) or the caps ``bounds[0]``, ``bounds[1]`` are
     skipped, and the middle one of the rest is evaluated. Ties go to the first test in
-    scan order, as in the plain scan. The least bound of the cuts skipped goes to
+    scan order, as in the plain scan. The bisection starts from two virtual cuts, before
+    the first (left child empty) and after the last (left child the whole node), so no
+    end cut is evaluated only to start it. The least bound of the cuts skipped goes to
     ``bounds[2]``, ``bounds[3]`` (2 and 3 splits). Returns the number of cuts evaluated."""
     n = rows.shape[0]
     m = t1 - t0
@@ -803,9 +805,9 @@ def _evaluate_cut(tests, t, j, end, table, local, offsets, glob, categorical, K,
                   orders, goes, near, cw, ends, feat):
     """Children's bests of the root test ``t``, at position ``j`` of an interval block (by
     the sweep, or from their tables, the smaller side built row by row), recorded in the
-    block's arrays and the per-budget bests. ``near``: the evaluated cuts i < j < k around it (-1: none), whose
-    per-feature bests (``feat``) bound the sweep's features as ``_cut_bound_open`` bounds
-    the children."""
+    block's arrays and the per-budget bests. ``near``: the evaluated (or virtual) cuts
+    i < j < k around it, whose per-feature bests (``feat``) bound the sweep's features as
+    ``_cut_bound`` bounds the children."""
     n = rows.shape[0]
     if sweep:
         for q in range(n):
