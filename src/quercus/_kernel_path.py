@@ -411,6 +411,15 @@ def cached_modules() -> set[str]:
     fresh = set()
     if not newest:
         return fresh
+    for module, entry in _index_files():
+        with contextlib.suppress(OSError):
+            if entry.stat().st_mtime >= newest:
+                fresh.add(module)
+    return fresh
+
+
+def _index_files():
+    """``(module, entry)`` of every index file (``.nbi``) in numba's cache directories."""
     for directory in numba_cache_dirs():
         try:
             entries = list(os.scandir(directory))
@@ -418,10 +427,7 @@ def cached_modules() -> set[str]:
             continue
         for entry in entries:
             if entry.name.endswith(".nbi"):
-                with contextlib.suppress(OSError):
-                    if entry.stat().st_mtime >= newest:
-                        fresh.add(entry.name.split(".", 1)[0])
-    return fresh
+                yield entry.name.split(".", 1)[0], entry
 
 
 def refresh_index(family: str) -> None:
@@ -431,15 +437,10 @@ def refresh_index(family: str) -> None:
     rewritten with the same content (a checkout, a reinstall) would leave the family
     looking stale to every later process, each running it pure and warming it up again."""
     modules = FAMILY_MODULES.get(family, ())
-    for directory in numba_cache_dirs():
-        try:
-            entries = list(os.scandir(directory))
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.name.endswith(".nbi") and entry.name.split(".", 1)[0] in modules:
-                with contextlib.suppress(OSError):
-                    os.utime(entry.path)
+    for module, entry in _index_files():
+        if module in modules:
+            with contextlib.suppress(OSError):
+                os.utime(entry.path)
 
 
 def family_cached(family: str, cached: set[str] | None = None) -> bool:
