@@ -4,7 +4,7 @@ brute-force numpy traversal, on random trees and data with missing values and ti
 import numpy as np
 import pytest
 
-from quercus import DecisionTreeClassifier, datasets
+from quercus import DecisionTreeClassifier, _kernel_path, datasets, numeric_layout
 from quercus._kernels.predict import apply_rows
 from quercus.tree import CATEGORICAL, INTERVAL, LEAF, NUMERIC, TreeRecorder
 
@@ -143,14 +143,45 @@ def test_estimator_predicts_the_same_from_float32_float64_and_fortran_rows():
         assert (model.predict(np.asfortranarray(X)) == model.classes_[expected]).all()
 
 
-def test_min_leaf_depth_of_the_packed_layout():
+@pytest.mark.parametrize("top_max", [0, 1, 3, numeric_layout.TOP_MAX_DEPTH])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_deep_trees_go_on_below_the_complete_top(monkeypatch, top_max, dtype):
+    """Trees deeper than the complete top descend it, then the node records (compiled, and
+    pure as small inputs run it)."""
+    monkeypatch.setenv("QUERCUS_KERNELS", "auto")
+    monkeypatch.setattr(numeric_layout, "TOP_MAX_DEPTH", top_max)
+    rng = np.random.default_rng(12)
+    for _ in range(25):
+        n_features = int(rng.integers(1, 5))
+        tree = random_tree(rng, n_features, max_depth=int(rng.integers(0, 16)))
+        layout = tree.numeric_layout()
+        depth = tree.depths()
+        assert layout.top_depth == min(depth.max(), top_max)
+        assert layout.top_nodes.size == 2**layout.top_depth
+        X = random_rows(rng, int(rng.choice([5, 8, 77, 400])), n_features, dtype)
+        np.testing.assert_array_equal(tree.apply(X), reference_leaves(tree, X))
+        with _kernel_path.use_pure(*X.shape):  # the same kernel as plain Python
+            assert _kernel_path.running_pure()
+            np.testing.assert_array_equal(tree.apply(X), reference_leaves(tree, X))
+
+
+def test_complete_top_of_a_stump_and_of_a_single_leaf():
     X, y, _ = datasets.load("iris")
-    tree = DecisionTreeClassifier().fit(X, y).tree_
-    depth = tree.depths()
-    assert tree.numeric_layout()[2] == depth[tree.kind == LEAF].min()
-    stump = random_tree(np.random.default_rng(5), 1, max_depth=0)
-    assert stump.n_nodes == 1 and stump.numeric_layout()[2] == 0
-    assert stump.apply(np.zeros((9, 1))).tolist() == [0] * 9
+    tree = DecisionTreeClassifier(max_depth=1).fit(X, y).tree_
+    layout = tree.numeric_layout()
+    assert layout.top_depth == 1 and layout.top_nodes.tolist() == [1, 2]
+    leaf = random_tree(np.random.default_rng(5), 1, max_depth=0)
+    assert leaf.n_nodes == 1 and leaf.numeric_layout().top_depth == 0
+    assert leaf.apply(np.zeros((9, 1))).tolist() == [0] * 9
+
+
+def test_float32_thresholds_are_the_largest_float32_at_most_the_threshold():
+    t = np.array([0.1, -0.1, 2.0 / 3.0, 1.0, 1e39, -1e39, np.inf, 3.4028234663852886e38])
+    t32 = numeric_layout.float32_at_most(t)
+    assert t32.dtype == np.float32
+    assert np.all(t32.astype(np.float64) <= t)
+    above = np.nextafter(t32, np.float32(np.inf))
+    assert np.all((above.astype(np.float64) > t) | (t32 == np.float32(np.inf)))
 
 
 def test_rows_with_too_few_columns_are_refused_not_read_out_of_bounds():

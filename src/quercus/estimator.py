@@ -676,8 +676,12 @@ time_limit, max_gap
         if self._multi_output:
             return multi_output.predict(self, self._encode(X))
         X = self._encode(X)
+        tree = self._check_fitted()
         with self._kernels_for(X):
-            codes = self._check_fitted().predict_codes(X, self._tie_rtol)
+            labels = tree.predict_labels(X, self.classes_, self._tie_rtol)
+            if labels is not None:  # every row gets a class, looked up by the traversal
+                return labels
+            codes = tree.predict_codes(X, self._tie_rtol)
         lost = codes < 0  # no class has any probability
         has_lost = bool(lost.any())
         predicted = self.classes_.take(np.where(lost, 0, codes) if has_lost else codes)

@@ -8,13 +8,14 @@ import numpy as np
 
 from ._kernel_path import kernels
 from .errors import DataError
+from .numeric_layout import NumericLayout
+from .numeric_layout import pack as pack_numeric
 from .rpart_routing import RpartRouting
 
 (CATEGORICAL, INTERVAL, LEAF, NUMERIC, WEIGHTED, apply_rows, path_lengths, proba_rows) = kernels(
     "predict", "CATEGORICAL", "INTERVAL", "LEAF", "NUMERIC", "WEIGHTED", "apply_rows",
     "path_lengths", "proba_rows")
-FEATURE_SHIFT, MISSING_LEFT, SPLIT, numeric_leaf_lookup = kernels(
-    "predict_numeric", "FEATURE_SHIFT", "MISSING_LEFT", "SPLIT", "numeric_leaf_lookup")
+numeric_leaf_lookup = kernels("predict_numeric", "numeric_leaf_lookup")
 apply_surrogate_rows, surrogate_paths = kernels(
     "predict_surrogate", "apply_surrogate_rows", "surrogate_paths")
 
@@ -240,7 +241,7 @@ class Tree:
         if layout is not None:  # every split a numeric threshold: the compact kernel
             if lookup.dtype != out.dtype:
                 out = np.empty(X.shape[0], dtype=lookup.dtype)
-            numeric_leaf_lookup(X, *layout, lookup, out)
+            numeric_leaf_lookup(X, *layout.kernel_args(X), lookup, out)
             return out
         apply_rows(X, *self._kernel_args(), out)
         return lookup[out]
@@ -264,35 +265,14 @@ class Tree:
                             f"feature {tested}")
         return X
 
-    def numeric_layout(self) -> tuple[np.ndarray, np.ndarray, int] | None:
-        """The packed nodes of ``_kernels.predict_numeric`` and the depth of the shallowest
-        leaf, or None unless every split is a numeric threshold with one missing-value
-        branch whose left child is the next node."""
-        split = self.kind != LEAF
-        ids = np.flatnonzero(split)
-        first = self.child_ptr[ids]
-        if (np.any(self.kind[ids] != NUMERIC) or np.any(self.child_ptr[ids + 1] - first != 2)
-                or np.any(self.child_ids[first] != ids + 1)
-                or np.any((self.missing_branch[ids] != 0) & (self.missing_branch[ids] != 1))
-                or np.any(self.feature[ids] < 0)
-                or self.feature.max(initial=0) >= 1 << (31 - FEATURE_SHIFT)):
+    def numeric_layout(self) -> NumericLayout | None:
+        """The packed form that ``_kernels.predict_numeric`` descends (``numeric_layout``),
+        or None unless every split is a numeric threshold with one missing-value branch
+        whose left child is the next node."""
+        if np.any(self.kind[self.kind != LEAF] != NUMERIC):
             return None
-        records = np.zeros(self.n_nodes, dtype=[("threshold", np.float64),
-                                                ("right", np.int32), ("flags", np.int32)])
-        records["threshold"] = np.where(split, self.threshold, np.nan)
-        records["right"] = np.arange(self.n_nodes)
-        records["right"][ids] = self.child_ids[first + 1]
-        flags = (self.feature[ids] << FEATURE_SHIFT) | SPLIT
-        records["flags"][ids] = flags | np.where(self.missing_branch[ids] == 0, MISSING_LEFT, 0)
-        return records.view(np.float64), records.view(np.int32), self._min_leaf_depth(records)
-
-    def _min_leaf_depth(self, records) -> int:
-        """Depth of the shallowest leaf of a tree of binary splits, level by level."""
-        level, depth = np.zeros(1, dtype=np.int64), 0
-        while np.all(self.kind[level] != LEAF):
-            level = np.concatenate([level + 1, records["right"][level]])
-            depth += 1
-        return depth
+        return pack_numeric(self.kind, self.feature, self.threshold, self.child_ptr,
+                            self.child_ids, self.missing_branch, LEAF)
 
     def node_classes(self) -> np.ndarray:
         """The class code each node predicts: ``node_class`` where set (a loss matrix),
@@ -349,14 +329,31 @@ class Tree:
         every class has probability 0 (a leaf without training weight, an unclassified row
         of a class-interval tree). With ``tie_rtol`` > 0, a class within that relative
         distance of the largest probability counts as tied (``most_probable``)."""
-        if self.node_class is not None:
-            return self._leaf_lookup(X, self.node_class.astype(np.int64))
-        if self.has_weighted_missing:
+        if self.has_weighted_missing and self.node_class is None:
             return most_probable(self.predict_proba(X), tie_rtol)
-        lookup = self._memo(("codes", tie_rtol),
-                            lambda: most_probable(self.node_probabilities(), tie_rtol),
-                            self.value, self.empty, self.child_ptr, self.child_ids)
-        return self._leaf_lookup(X, lookup)
+        return self._leaf_lookup(X, self._node_codes(tie_rtol))
+
+    def predict_labels(self, X: np.ndarray, classes: np.ndarray,
+                       tie_rtol: float = 0.0) -> np.ndarray | None:
+        """``classes[code]`` of every row's class code (``predict_codes``), written by the
+        traversal itself; None where it cannot be: labels other than int64 or float64, a
+        node without a class, or C4.5's weighted descent (call ``predict_codes`` then)."""
+        if (classes.dtype not in (np.int64, np.float64)
+                or (self.has_weighted_missing and self.node_class is None)):
+            return None
+        codes = self._node_codes(tie_rtol)
+        if np.any(codes < 0):
+            return None
+        labels = self._memo(("labels", tie_rtol), lambda: classes[codes], codes, classes)
+        return self._leaf_lookup(X, labels)
+
+    def _node_codes(self, tie_rtol: float) -> np.ndarray:
+        """The class code every node predicts (int64), -1 where no class has weight."""
+        if self.node_class is not None:
+            return self.node_class.astype(np.int64)
+        return self._memo(("codes", tie_rtol),
+                          lambda: most_probable(self.node_probabilities(), tie_rtol),
+                          self.value, self.empty, self.child_ptr, self.child_ids)
 
     def _memo(self, key, make, *arrays: np.ndarray):
         """``make()``, kept on the tree until one of ``arrays`` changes (compared byte for
