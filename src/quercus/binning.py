@@ -8,6 +8,9 @@ bins. Missing values get a bin of their own, after every other bin.
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from ._kernel_path import kernels
@@ -17,6 +20,16 @@ bin_columns, edge_grid = kernels("binning", "bin_columns", "edge_grid")
 
 SAMPLE_ROWS = 200_000
 COLUMNS_PER_BLOCK = 16  # sampled columns copied at a time, side by side in memory
+PARALLEL_MIN_ROWS = 20_000  # sampled rows from which columns' edges are found on threads
+
+
+def _threads(n_rows: int, n_columns: int) -> int:
+    """Threads for the columns' edges: numpy's sorts release the GIL, so columns of a big
+    sample sort side by side (below ``PARALLEL_MIN_ROWS`` a thread costs more than it
+    saves)."""
+    if n_rows < PARALLEL_MIN_ROWS or n_columns < 2:
+        return 1
+    return max(1, min(len(os.sched_getaffinity(0)), n_columns))
 
 
 class BinMapper:
@@ -38,29 +51,29 @@ class BinMapper:
         if n_rows > self.sample_rows:
             rows = np.sort(np.random.default_rng(self.seed).choice(n_rows, self.sample_rows,
                                                                    replace=False))
-        edges, n_bins = [], np.zeros(n_features, dtype=np.int64)
+        exact = rows.size == n_rows and complete  # a value per bin where they fit
+        edges = [np.zeros(0) for _ in range(n_features)]
         self.bin_values_ = {}  # feature -> its distinct values, when each has its own bin
-        columns, block_start, block_end = None, 0, 0
-        for f in range(n_features):
-            if categorical_mask[f]:
-                edges.append(np.zeros(0))
-                n_bins[f] = max(int(n_categories[f]), 1)
-                continue
-            if f >= block_end:  # the sample's next block of columns
-                block_start, block_end = f, min(f + COLUMNS_PER_BLOCK, n_features)
-                columns = np.ascontiguousarray(X[rows, block_start:block_end].T)
-            column = columns[f - block_start]
-            values = np.unique(column[~np.isnan(column)])
-            if values.size <= self.max_bins and rows.size == n_rows and complete:
-                cut = values[:-1] / 2.0 + values[1:] / 2.0
-                self.bin_values_[f] = values
-            else:
-                # quantiles of the distinct values; when every value is distinct these are
-                # the column's, found quicker in the sorted copy
-                quantiles = np.linspace(0, 100, self.max_bins + 1)[1:-1]
-                cut = np.unique(np.percentile(values, quantiles, method="midpoint"))
-            edges.append(cut.astype(np.float64))
-            n_bins[f] = cut.size + 1
+        numeric = [f for f in range(n_features) if not categorical_mask[f]]
+        threads = _threads(rows.size, len(numeric))
+        pool = ThreadPoolExecutor(threads) if threads > 1 else None
+        try:
+            for at in range(0, len(numeric), COLUMNS_PER_BLOCK):
+                block = numeric[at:at + COLUMNS_PER_BLOCK]
+                # the sample's block of columns, each column's values side by side
+                columns = np.ascontiguousarray(X[np.ix_(rows, block)].T)
+                found = (pool.map(self._column_edges, columns, [exact] * len(block))
+                         if pool is not None else map(self._column_edges, columns,
+                                                      [exact] * len(block)))
+                for f, (cut, values) in zip(block, found):
+                    edges[f] = cut
+                    if values is not None:
+                        self.bin_values_[f] = values
+        finally:
+            if pool is not None:
+                pool.shutdown()
+        n_bins = np.array([max(int(n_categories[f]), 1) if categorical_mask[f]
+                           else edges[f].size + 1 for f in range(n_features)], dtype=np.int64)
         self.edges_ = edges
         self.n_bins_ = n_bins
         self.missing_bin_ = int(max(n_bins.max(), self.max_bins)) if n_features else 0
@@ -68,6 +81,18 @@ class BinMapper:
             raise DataError("a categorical feature has more than 65535 categories")
         self.dtype_ = np.uint8 if self.missing_bin_ <= 255 else np.uint16
         return self
+
+    def _column_edges(self, column: np.ndarray, exact: bool) -> tuple:
+        """A numeric column's cuts, and its distinct values when each has its own bin
+        (else None)."""
+        values = np.unique(column[~np.isnan(column)])
+        if values.size <= self.max_bins and exact:
+            return (values[:-1] / 2.0 + values[1:] / 2.0).astype(np.float64), values
+        # quantiles of the distinct values; when every value is distinct these are the
+        # column's, found quicker in the sorted copy
+        quantiles = np.linspace(0, 100, self.max_bins + 1)[1:-1]
+        cut = np.unique(np.percentile(values, quantiles, method="midpoint"))
+        return cut.astype(np.float64), None
 
     def transform(self, X: np.ndarray) -> np.ndarray:
         """Bins as an (n_features, n_rows) array: each feature's bins side by side."""

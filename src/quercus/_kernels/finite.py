@@ -20,3 +20,15 @@ def count_infinite_rows(X):
             bad |= np.isinf(X[i, j])
         n += bad
     return n
+
+
+@njit(parallel=True, cache=True)
+def count_missing_rows(X, columns):
+    """The number of rows of the matrix X holding NaN in one of ``columns``."""
+    n = 0
+    for i in prange(X.shape[0]):
+        missing = False
+        for j in range(columns.shape[0]):
+            missing |= np.isnan(X[i, columns[j]])
+        n += missing
+    return n
