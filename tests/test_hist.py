@@ -1,5 +1,7 @@
 """The histogram splitter: binning and kernels against numpy, trees against the exact ones."""
 
+import os
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -197,3 +199,33 @@ def test_class_weights_multiply_class_counts_once():
     shuffled = DecisionTreeClassifier(splitter="hist", max_depth=5, class_weight="balanced")
     shuffled.fit(X[order], y[order])
     np.testing.assert_array_equal(shuffled.tree_.value, tree.value)
+
+
+def test_bin_edges_found_on_threads_equal_those_of_one_thread(monkeypatch):
+    """Columns' edges are found side by side on threads for a big sample; the same edges
+    and per-value bins as one column after another."""
+    from quercus import binning
+
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(30_000, 7)).astype(np.float32)
+    X[:, 2] = rng.integers(0, 40, 30_000)  # few values: a bin per value
+    X[rng.random(X.shape) < 0.05] = np.nan
+    categorical = np.array([False, False, False, True, False, False, False])
+    X[:, 3] = rng.integers(0, 5, 30_000)
+    n_categories = np.where(categorical, 5, 0)
+    fitted = []
+    for min_rows in (1, 10**9):  # threads, then one thread
+        monkeypatch.setattr(binning, "PARALLEL_MIN_ROWS", min_rows)
+        cores = len(os.sched_getaffinity(0))
+        assert binning._threads(30_000, 6) == (min(cores, 6) if min_rows == 1 else 1)
+        for complete, sample in ((True, 200_000), (True, 10_000), (False, 200_000)):
+            binner = BinMapper(sample_rows=sample).fit(X, categorical, n_categories,
+                                                       complete=complete)
+            fitted.append(binner)
+    for threaded, serial in zip(fitted[:3], fitted[3:]):
+        assert len(threaded.edges_) == len(serial.edges_) == 7
+        for a, b in zip(threaded.edges_, serial.edges_):
+            np.testing.assert_array_equal(a, b)
+        assert threaded.bin_values_.keys() == serial.bin_values_.keys()
+        np.testing.assert_array_equal(threaded.n_bins_, serial.n_bins_)
+    assert 2 in fitted[0].bin_values_ and fitted[0].n_bins_[3] == 5

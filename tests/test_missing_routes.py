@@ -217,3 +217,31 @@ def test_conditions_match_keep_and_draw_missing_values():
     X, y = _labor()
     dot = tree_to_dot(DecisionTreeClassifier(max_depth=1).fit(X, y))
     assert dot.count("or missing") == 1
+
+
+@pytest.mark.parametrize("where", ["tested", "untested", "nowhere"])
+def test_a_big_matrix_is_checked_for_missing_values_in_parallel(where):
+    """From PARALLEL_CHECK_VALUES values a kernel looks for NaN in the tested columns
+    first; the counts are the row-by-row walk's, and None without a NaN there."""
+    from quercus import missing_counts as module
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(40_000, 8))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    model = DecisionTreeClassifier(max_depth=3).fit(X, y)
+    tested = np.unique(model.tree_.feature[model.tree_.kind != LEAF])
+    untested = np.setdiff1d(np.arange(8), tested)
+    assert untested.size and X.size >= module.PARALLEL_CHECK_VALUES
+    if where == "tested":
+        X[rng.random(X.shape[0]) < 0.01, tested[0]] = np.nan
+    elif where == "untested":
+        X[::3, untested[0]] = np.nan
+    counts = missing_counts(model.tree_, X)
+    expected = _walk_counts(model.tree_, X)
+    if where == "tested":
+        assert expected.sum() > 100
+        np.testing.assert_array_equal(counts, expected)
+    else:
+        assert counts is None and not expected.any()
+    rows = np.isnan(X[:, tested]).any(axis=1).sum()
+    assert module.count_missing_rows(X, tested.astype(np.int64)) == rows
