@@ -148,7 +148,6 @@ def test_estimator_predicts_the_same_from_float32_float64_and_fortran_rows():
 def test_deep_trees_go_on_below_the_complete_top(monkeypatch, top_max, dtype):
     """Trees deeper than the complete top descend it, then the node records (compiled, and
     pure as small inputs run it)."""
-    monkeypatch.setenv("QUERCUS_KERNELS", "auto")
     monkeypatch.setattr(numeric_layout, "TOP_MAX_DEPTH", top_max)
     rng = np.random.default_rng(12)
     for _ in range(25):
@@ -160,9 +159,11 @@ def test_deep_trees_go_on_below_the_complete_top(monkeypatch, top_max, dtype):
         assert layout.top_nodes.size == 2**layout.top_depth
         X = random_rows(rng, int(rng.choice([5, 8, 77, 400])), n_features, dtype)
         np.testing.assert_array_equal(tree.apply(X), reference_leaves(tree, X))
+        monkeypatch.setenv("QUERCUS_KERNELS", "pure")
         with _kernel_path.use_pure(*X.shape):  # the same kernel as plain Python
             assert _kernel_path.running_pure()
             np.testing.assert_array_equal(tree.apply(X), reference_leaves(tree, X))
+        monkeypatch.setenv("QUERCUS_KERNELS", "auto")
 
 
 def test_complete_top_of_a_stump_and_of_a_single_leaf():
