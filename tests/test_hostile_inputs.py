@@ -291,8 +291,8 @@ def test_infinity_in_a_big_matrix_names_column_and_row(dtype, order, monkeypatch
     from quercus.data import schema
 
     calls = []
-    kernel = schema.count_infinite_rows
-    monkeypatch.setattr(schema, "count_infinite_rows", lambda X: calls.append(1) or kernel(X))
+    kernel = schema.count_nonfinite_rows
+    monkeypatch.setattr(schema, "count_nonfinite_rows", lambda X: calls.append(1) or kernel(X))
     rng = np.random.default_rng(0)
     rows = schema.PARALLEL_CHECK_VALUES // 10 + 1
     X = rng.normal(size=(rows, 10)).astype(dtype)

@@ -2,6 +2,7 @@
 brute-force numpy traversal, on random trees and data with missing values and ties."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from quercus import DecisionTreeClassifier, _kernel_path, datasets, numeric_layout
@@ -208,3 +209,48 @@ def test_kept_layout_follows_edits_in_place():
     tree.value[:] = 0.0
     tree.value[:, 2] = 1.0  # every node now predicts class 2
     assert (tree.predict_codes(X) == 2).all() and not (first == 2).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_rows_without_missing_values_skip_the_check_and_reach_the_same_leaves(dtype,
+                                                                             monkeypatch):
+    """``missing=False`` (no NaN in X, as the schema's check found) takes the top's
+    plain comparisons: the same leaves, compiled and pure, infinities included."""
+    rng = np.random.default_rng(13)
+    for _ in range(30):
+        n_features = int(rng.integers(1, 5))
+        tree = random_tree(rng, n_features, max_depth=int(rng.integers(0, 15)))
+        X = random_rows(rng, int(rng.choice([3, 8, 97, 600])), n_features, dtype)
+        X[np.isnan(X)] = 0.3
+        every = np.arange(tree.n_nodes)
+        expected = reference_leaves(tree, X)
+        np.testing.assert_array_equal(tree._leaf_lookup(X, every, missing=False), expected)
+        monkeypatch.setenv("QUERCUS_KERNELS", "pure")
+        with _kernel_path.use_pure(*X.shape):
+            assert _kernel_path.running_pure()
+            np.testing.assert_array_equal(tree._leaf_lookup(X, every, missing=False),
+                                          expected)
+        monkeypatch.delenv("QUERCUS_KERNELS")
+
+
+@pytest.mark.parametrize("size", ["small", "big"])
+def test_the_schema_says_whether_the_rows_may_hold_missing_values(size):
+    """The infinity check also tells whether a value is NaN: False lets predict skip the
+    traversal's checks for missing values; with a NaN the answer is True and the
+    prediction follows the missing-value branches."""
+    from quercus.data import schema as schema_module
+
+    rng = np.random.default_rng(14)
+    rows = 200 if size == "small" else schema_module.PARALLEL_CHECK_VALUES // 6 + 1
+    X = rng.normal(size=(rows, 6))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    X[:300, 0][rng.random(min(rows, 300)) < 0.3] = np.nan
+    model = DecisionTreeClassifier(max_depth=6).fit(X[:2000], y[:2000])
+    clean = np.nan_to_num(X, nan=0.25)
+    for data, may_be_missing in ((clean, False), (X, True)):
+        for rows_in in (data, data.astype(np.float32), pd.DataFrame(data, columns=[
+                f"x{j}" for j in range(6)])):
+            encoded, missing = model._encode_rows(rows_in)
+            assert missing is may_be_missing
+            expected = model.classes_[brute_force_codes(model.tree_, encoded)]
+            np.testing.assert_array_equal(model.predict(rows_in), expected)

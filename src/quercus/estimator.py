@@ -623,10 +623,14 @@ time_limit, max_gap
         return self.tree_
 
     def _encode(self, X) -> np.ndarray:
+        return self._encode_rows(X)[0]
+
+    def _encode_rows(self, X) -> tuple[np.ndarray, bool]:
+        """The rows encoded by the schema, and whether one may hold a missing value."""
         self._check_fitted()
         X = V.check_features(X, fitting=False)
         V.check_n_features(X, self.n_features_in_, type(self).__name__)
-        return self.schema_.encode(X)
+        return self.schema_.encode_rows(X)
 
     def apply(self, X) -> np.ndarray:
         """Id of the leaf that every row reaches (a Dask collection for a Dask X)."""
@@ -675,10 +679,10 @@ time_limit, max_gap
             return qdask.predict(self, X)
         if self._multi_output:
             return multi_output.predict(self, self._encode(X))
-        X = self._encode(X)
+        X, missing = self._encode_rows(X)
         tree = self._check_fitted()
         with self._kernels_for(X):
-            labels = tree.predict_labels(X, self.classes_, self._tie_rtol)
+            labels = tree.predict_labels(X, self.classes_, self._tie_rtol, missing)
             if labels is not None:  # every row gets a class, looked up by the traversal
                 return labels
             codes = tree.predict_codes(X, self._tie_rtol)

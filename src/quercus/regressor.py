@@ -134,6 +134,7 @@ random_state
     __repr__ = _Classifier.__repr__
     _check_fitted = _Classifier._check_fitted
     _encode = _Classifier._encode
+    _encode_rows = _Classifier._encode_rows
     apply = _Classifier.apply
     _kernels_for = staticmethod(lambda X: nullcontext())  # compiled kernels (no pure copy yet)
     decision_path = _Classifier.decision_path
@@ -276,7 +277,7 @@ random_state
 
             return qdask.predict(self, X)
         tree: Tree = self._check_fitted()
-        return tree.leaf_values(self._encode(X))
+        return tree.leaf_values(*self._encode_rows(X))
 
     def score(self, X, y, sample_weight=None) -> float:
         """Coefficient of determination R² of ``predict(X)`` against y."""

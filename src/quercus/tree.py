@@ -223,14 +223,17 @@ class Tree:
         """
         return self._leaf_lookup(X, np.arange(self.n_nodes, dtype=np.int64))
 
-    def leaf_values(self, X: np.ndarray) -> np.ndarray:
+    def leaf_values(self, X: np.ndarray, missing: bool = True) -> np.ndarray:
         """``value[leaf, 0]`` of the leaf every row reaches (a regression tree's prediction),
-        looked up by the numeric kernel itself when it serves the tree."""
-        return self._leaf_lookup(X, np.ascontiguousarray(self.value[:, 0], dtype=np.float64))
+        looked up by the numeric kernel itself when it serves the tree; ``missing=False``
+        promises that X holds no NaN."""
+        return self._leaf_lookup(X, np.ascontiguousarray(self.value[:, 0], dtype=np.float64),
+                                 missing)
 
-    def _leaf_lookup(self, X: np.ndarray, lookup: np.ndarray) -> np.ndarray:
+    def _leaf_lookup(self, X: np.ndarray, lookup: np.ndarray, missing: bool = True
+                     ) -> np.ndarray:
         """``lookup[leaf]`` for the leaf every row reaches (``lookup``: int64 or float64 per
-        node)."""
+        node); ``missing=False`` promises that X holds no NaN (``Schema.encode_rows``)."""
         X = self._checked_rows(X)
         out = np.empty(X.shape[0], dtype=np.int64)
         if self.rpart is not None:  # surrogates; a row may stop at an internal node
@@ -241,7 +244,7 @@ class Tree:
         if layout is not None:  # every split a numeric threshold: the compact kernel
             if lookup.dtype != out.dtype:
                 out = np.empty(X.shape[0], dtype=lookup.dtype)
-            numeric_leaf_lookup(X, *layout.kernel_args(X), lookup, out)
+            numeric_leaf_lookup(X, *layout.kernel_args(X), missing, lookup, out)
             return out
         apply_rows(X, *self._kernel_args(), out)
         return lookup[out]
@@ -333,11 +336,12 @@ class Tree:
             return most_probable(self.predict_proba(X), tie_rtol)
         return self._leaf_lookup(X, self._node_codes(tie_rtol))
 
-    def predict_labels(self, X: np.ndarray, classes: np.ndarray,
-                       tie_rtol: float = 0.0) -> np.ndarray | None:
+    def predict_labels(self, X: np.ndarray, classes: np.ndarray, tie_rtol: float = 0.0,
+                       missing: bool = True) -> np.ndarray | None:
         """``classes[code]`` of every row's class code (``predict_codes``), written by the
         traversal itself; None where it cannot be: labels other than int64 or float64, a
-        node without a class, or C4.5's weighted descent (call ``predict_codes`` then)."""
+        node without a class, or C4.5's weighted descent (call ``predict_codes`` then).
+        ``missing=False`` promises that X holds no NaN."""
         if (classes.dtype not in (np.int64, np.float64)
                 or (self.has_weighted_missing and self.node_class is None)):
             return None
@@ -345,7 +349,7 @@ class Tree:
         if np.any(codes < 0):
             return None
         labels = self._memo(("labels", tie_rtol), lambda: classes[codes], codes, classes)
-        return self._leaf_lookup(X, labels)
+        return self._leaf_lookup(X, labels, missing)
 
     def _node_codes(self, tie_rtol: float) -> np.ndarray:
         """The class code every node predicts (int64), -1 where no class has weight."""

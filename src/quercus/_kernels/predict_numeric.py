@@ -51,6 +51,13 @@ def _top_step(X, row, top_thresholds, top_fields, slot):
 
 
 @njit(cache=True, inline="always")
+def _known_step(X, row, top_thresholds, top_fields, slot):
+    """``_top_step`` for rows without missing values."""
+    v = X[_at(row), _at(top_fields[_at(slot)] >> 1)]
+    return 2 * slot + 1 + (v > top_thresholds[_at(slot)])
+
+
+@njit(cache=True, inline="always")
 def _step(X, row, thresholds, fields, node):
     """The node that row ``row`` moves to from ``node`` (``node`` itself at a leaf)."""
     flags = fields[_at(4 * node + 3)]
@@ -67,6 +74,16 @@ def _top_lanes(X, r, top_thresholds, top_fields, a):
             _top_step(X, r + 2, t, f, a[2]), _top_step(X, r + 3, t, f, a[3]),
             _top_step(X, r + 4, t, f, a[4]), _top_step(X, r + 5, t, f, a[5]),
             _top_step(X, r + 6, t, f, a[6]), _top_step(X, r + 7, t, f, a[7]))
+
+
+@njit(cache=True, inline="always")
+def _known_lanes(X, r, top_thresholds, top_fields, a):
+    """``_top_lanes`` for rows without missing values."""
+    t, f = top_thresholds, top_fields
+    return (_known_step(X, r, t, f, a[0]), _known_step(X, r + 1, t, f, a[1]),
+            _known_step(X, r + 2, t, f, a[2]), _known_step(X, r + 3, t, f, a[3]),
+            _known_step(X, r + 4, t, f, a[4]), _known_step(X, r + 5, t, f, a[5]),
+            _known_step(X, r + 6, t, f, a[6]), _known_step(X, r + 7, t, f, a[7]))
 
 
 @njit(cache=True, inline="always")
@@ -101,19 +118,25 @@ def _top_nodes(top_nodes, base, a):
 
 @njit(parallel=True, cache=True)
 def numeric_leaf_lookup(X, top_thresholds, top_fields, top_depth, top_nodes, thresholds,
-                        fields, lookup, out):
+                        fields, missing, lookup, out):
     """Write ``lookup[leaf]`` for the leaf each row of X reaches into ``out``.
 
     ``lookup`` maps node ids to what the caller wants per row: the id itself (apply) or the
     leaf's class code (predict), or its mean target (float64: a regressor's predict).
+    ``missing``: whether X may hold NaN; False (none does) lets the top's steps compare
+    without looking for it.
     """
     n_blocks = X.shape[0] // LANES
     base = (1 << top_depth) - 1  # the first slot of the top's bottom level
     for block in prange(n_blocks):
         r = block * LANES
         a = (0, 0, 0, 0, 0, 0, 0, 0)
-        for _ in range(top_depth):
-            a = _top_lanes(X, r, top_thresholds, top_fields, a)
+        if missing:
+            for _ in range(top_depth):
+                a = _top_lanes(X, r, top_thresholds, top_fields, a)
+        else:
+            for _ in range(top_depth):
+                a = _known_lanes(X, r, top_thresholds, top_fields, a)
         a = _top_nodes(top_nodes, base, a)
         while _any_split(fields, a):
             a = _step_lanes(X, r, thresholds, fields, a)

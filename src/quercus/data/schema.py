@@ -37,19 +37,21 @@ from quercus.data.frames import (
 )
 from quercus.errors import DataError, ModelFileError
 
-count_infinite_rows = kernels("finite", "count_infinite_rows")
+count_nonfinite_rows = kernels("finite", "count_nonfinite_rows")
 PARALLEL_CHECK_VALUES = 1 << 18  # values from which the infinity check runs in parallel
 
 
-def _finite_or_missing(values: np.ndarray) -> bool:
-    """Whether no value is infinite (NaN is missing): one sum when it is finite (then every
-    value is), else the smallest and largest values ignoring NaN."""
+def _finite_or_missing(values: np.ndarray) -> tuple[bool, bool]:
+    """Whether no value is infinite (NaN is missing), and whether some value may be NaN:
+    one sum when it is finite (then every value is), else the smallest and largest values
+    ignoring NaN."""
     with np.errstate(all="ignore"):
         if np.isfinite(np.add.reduce(values, axis=None)):
-            return True
+            return True, False
     with np.errstate(invalid="ignore"):
         low, high = np.fmin.reduce(values, axis=None), np.fmax.reduce(values, axis=None)
-    return bool((np.isfinite(low) or np.isnan(low)) and (np.isfinite(high) or np.isnan(high)))
+    finite = (np.isfinite(low) or np.isnan(low)) and (np.isfinite(high) or np.isnan(high))
+    return bool(finite), True
 
 
 NUMERIC = "numeric"
@@ -338,7 +340,8 @@ class Schema:
         return dataclasses.replace(self, target=name, classes=classes)
 
     def encode(self, X: Any) -> np.ndarray:
-        """Encode a table into the ``float64`` matrix of ``docs/architecture.md``.
+        """Encode a table into the ``float64`` matrix of ``docs/architecture.md``
+        (``encode_rows`` without its second value).
 
         Parameters
         ----------
@@ -359,10 +362,16 @@ class Schema:
             On a missing column, a wrong number of columns, a value that is not a number
             (numeric features) or an unseen category (categorical features).
         """
+        return self.encode_rows(X)[0]
+
+    def encode_rows(self, X: Any) -> tuple[np.ndarray, bool]:
+        """``encode``, and whether a value of the result may be missing (False: none is
+        NaN, found by the same pass that looks for infinities; prediction then skips its
+        checks for missing values)."""
         if (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype in (np.float32, np.float64)
                 and X.shape[1] == self.n_features and not self.categorical_mask.any()):
-            self._reject_infinity(X)
-            return X  # fast path: numbers already (float32 stays float32: kernels take both)
+            # fast path: numbers already (float32 stays float32: kernels take both)
+            return X, self._reject_infinity(X)
         columns = self._columns_of(X)
         n_rows = len(columns[0]) if columns else len(X)
         out = np.empty((n_rows, self.n_features), dtype=np.float64)
@@ -372,24 +381,27 @@ class Schema:
                 out[:, j] = spec.codebook.encode(col, column=spec.name, tokens=tokens)
             else:
                 out[:, j] = to_float(col, column=spec.name, tokens=tokens)
-        self._reject_infinity(out)
-        return out
+        return out, self._reject_infinity(out)
 
-    def _reject_infinity(self, encoded: np.ndarray) -> None:
+    def _reject_infinity(self, encoded: np.ndarray) -> bool:
         """DataError naming the column and row of the first infinite value (NaN is missing;
         infinity has no place between thresholds). A C-ordered float32 or float64 matrix of
         at least ``PARALLEL_CHECK_VALUES`` values is checked by a parallel kernel
         (``_kernels/finite.py``); a smaller one by one sum when it is finite (then every value
-        is), else two reductions; no temporary arrays."""
+        is), else two reductions; no temporary arrays. Returns whether a value may be NaN
+        (False: none is)."""
         if encoded.size == 0:
-            return
+            return False
         if (encoded.size >= PARALLEL_CHECK_VALUES and encoded.ndim == 2
                 and encoded.dtype in (np.float32, np.float64) and encoded.flags.c_contiguous
                 and forced_mode() != "pure" and not running_pure()):
-            if count_infinite_rows(encoded) == 0:
-                return
-        elif _finite_or_missing(encoded):
-            return
+            n_infinite, n_missing = count_nonfinite_rows(encoded)
+            if n_infinite == 0:
+                return bool(n_missing)
+        else:
+            finite, missing = _finite_or_missing(encoded)
+            if finite:
+                return missing
         row, col = (int(i[0]) for i in np.nonzero(np.isinf(encoded)))
         raise DataError(f"column '{self.features[col].name}', row {row + 1}: "
                         f"{encoded[row, col]} is not allowed (numeric values must be finite; "
