@@ -5,6 +5,7 @@ histogram gradient boosting, for a single classification tree)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -72,6 +73,17 @@ class HistSplitter(SplitterBase):
         self._class_counts: dict[tuple, np.ndarray] = {}  # children's, read off at a split
         self._node = None  # (start, end, hist, counts) of the node last searched
 
+    @cached_property
+    def _unit_factors(self) -> bool:
+        """Whether the class factors leave the class counts as they are (read once the
+        splitter is set up: subclasses set ``class_factor`` after this class's init)."""
+        return self.class_factor is None or bool(np.all(self.class_factor == 1.0))
+
+    @cached_property
+    def categorical(self) -> np.ndarray:
+        """The categorical features' indices."""
+        return np.flatnonzero(self.categorical_mask)
+
     @property
     def n_rows(self) -> int:
         return self.all_rows.shape[0]
@@ -128,7 +140,7 @@ class HistSplitter(SplitterBase):
     def weighted(self, hist: np.ndarray) -> np.ndarray:
         """Class-weight histograms from what ``_histograms`` keeps (class counts when the
         weights are per class: one multiplication after the sums, as on a cluster)."""
-        if self.class_factor is None or np.all(self.class_factor == 1.0):
+        if self._unit_factors:
             return hist
         return hist * self.class_factor
 
@@ -161,7 +173,7 @@ class HistSplitter(SplitterBase):
         its row counts per bin and its number of rows (``quercus.dask`` calls this with
         histograms summed over a cluster)."""
         candidates = {}
-        numeric, categorical = self.numeric, np.flatnonzero(self.categorical_mask)
+        numeric, categorical = self.numeric, self.categorical
         if self.max_features is not None:
             searched = self.sample_features(np.count_nonzero(counts, axis=1) >= 2)
             numeric = searched[~self.categorical_mask[searched]].astype(np.int64)
