@@ -235,9 +235,9 @@ def test_rows_without_missing_values_skip_the_check_and_reach_the_same_leaves(dt
 
 @pytest.mark.parametrize("size", ["small", "big"])
 def test_the_schema_says_whether_the_rows_may_hold_missing_values(size):
-    """The infinity check also tells whether a value is NaN: False lets predict skip the
-    traversal's checks for missing values; with a NaN the answer is True and the
-    prediction follows the missing-value branches."""
+    """The infinity check also tells whether a value is NaN: False lets predict, apply
+    and predict_proba skip the traversal's checks for missing values; with a NaN the
+    answer is True and they follow the missing-value branches."""
     from quercus.data import schema as schema_module
 
     rng = np.random.default_rng(14)
@@ -254,3 +254,7 @@ def test_the_schema_says_whether_the_rows_may_hold_missing_values(size):
             assert missing is may_be_missing
             expected = model.classes_[brute_force_codes(model.tree_, encoded)]
             np.testing.assert_array_equal(model.predict(rows_in), expected)
+            leaves = reference_leaves(model.tree_, encoded)
+            np.testing.assert_array_equal(model.apply(rows_in), leaves)
+            shares = model.tree_.node_probabilities()[leaves]
+            np.testing.assert_array_equal(model.predict_proba(rows_in), shares)

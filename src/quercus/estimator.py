@@ -638,9 +638,9 @@ time_limit, max_gap
             from . import dask as qdask
 
             return qdask.apply(self, X)
-        X = self._encode(X)
+        X, missing = self._encode_rows(X)
         with self._kernels_for(X):
-            return self._check_fitted().apply(X)
+            return self._check_fitted().apply(X, missing)
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities: the class shares of the training weight at each row's leaf
@@ -652,9 +652,10 @@ time_limit, max_gap
             return qdask.predict_proba(self, X)
         if self._multi_output:
             return multi_output.predict_proba(self, self._encode(X))
-        X = self._encode(X)
+        X, missing = self._encode_rows(X)
         with self._kernels_for(X):
-            return self._check_fitted().predict_proba(X, laplace=bool(self.laplace))
+            return self._check_fitted().predict_proba(X, laplace=bool(self.laplace),
+                                                      missing=missing)
 
     @property
     def _multi_output(self) -> bool:

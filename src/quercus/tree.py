@@ -215,13 +215,14 @@ class Tree:
                 self.child_ids, self.missing_branch, self.category_ptr, self.category_branch,
                 self.weighted_n_node_samples)
 
-    def apply(self, X: np.ndarray) -> np.ndarray:
+    def apply(self, X: np.ndarray, missing: bool = True) -> np.ndarray:
         """Leaf id reached by every row of the encoded matrix X.
 
         At a node that sends missing values down every branch (C4.5), a row with a missing
-        value is followed down the branch with the most training weight.
+        value is followed down the branch with the most training weight. ``missing=False``
+        promises that X holds no NaN (``Schema.encode_rows``).
         """
-        return self._leaf_lookup(X, np.arange(self.n_nodes, dtype=np.int64))
+        return self._leaf_lookup(X, np.arange(self.n_nodes, dtype=np.int64), missing)
 
     def leaf_values(self, X: np.ndarray, missing: bool = True) -> np.ndarray:
         """``value[leaf, 0]`` of the leaf every row reaches (a regression tree's prediction),
@@ -311,12 +312,14 @@ class Tree:
                                          where=parent_totals > 0)
         return proba
 
-    def predict_proba(self, X: np.ndarray, laplace: bool = False) -> np.ndarray:
+    def predict_proba(self, X: np.ndarray, laplace: bool = False,
+                      missing: bool = True) -> np.ndarray:
         """Class probabilities of every row: the leaf's, or for a missing value at a C4.5
-        node the sum over its branches weighted by their shares of the training weight."""
+        node the sum over its branches weighted by their shares of the training weight.
+        ``missing=False`` promises that X holds no NaN."""
         proba = self.node_probabilities(laplace)
         if not self.has_weighted_missing:  # every row ends in one leaf
-            return proba.take(self.apply(X), axis=0)
+            return proba.take(self.apply(X, missing), axis=0)
         X = self._checked_rows(X)
         out = np.zeros((X.shape[0], self.n_classes))
         proba_rows(X, *self._kernel_args(), proba, out)
