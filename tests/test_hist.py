@@ -1,7 +1,5 @@
 """The histogram splitter: binning and kernels against numpy, trees against the exact ones."""
 
-import os
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -216,7 +214,7 @@ def test_bin_edges_found_on_threads_equal_those_of_one_thread(monkeypatch):
     fitted = []
     for min_rows in (1, 10**9):  # threads, then one thread
         monkeypatch.setattr(binning, "PARALLEL_MIN_ROWS", min_rows)
-        cores = len(os.sched_getaffinity(0))
+        cores = binning._cores()
         assert binning._threads(30_000, 6) == (min(cores, 6) if min_rows == 1 else 1)
         for complete, sample in ((True, 200_000), (True, 10_000), (False, 200_000)):
             binner = BinMapper(sample_rows=sample).fit(X, categorical, n_categories,
@@ -229,3 +227,17 @@ def test_bin_edges_found_on_threads_equal_those_of_one_thread(monkeypatch):
         assert threaded.bin_values_.keys() == serial.bin_values_.keys()
         np.testing.assert_array_equal(threaded.n_bins_, serial.n_bins_)
     assert 2 in fitted[0].bin_values_ and fitted[0].n_bins_[3] == 5
+
+
+def test_cores_where_the_system_has_no_affinity_call(monkeypatch):
+    """macOS and Windows have no ``os.sched_getaffinity``: the machine's cores count."""
+    import os
+
+    from quercus import binning
+
+    monkeypatch.delattr(os, "sched_getaffinity", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 3)
+    assert binning._cores() == 3
+    assert binning._threads(30_000, 20) == 3 and binning._threads(30_000, 2) == 2
+    monkeypatch.setattr(os, "cpu_count", lambda: None)
+    assert binning._threads(30_000, 20) == 1

@@ -29,7 +29,15 @@ def _threads(n_rows: int, n_columns: int) -> int:
     saves)."""
     if n_rows < PARALLEL_MIN_ROWS or n_columns < 2:
         return 1
-    return max(1, min(len(os.sched_getaffinity(0)), n_columns))
+    return max(1, min(_cores(), n_columns))
+
+
+def _cores() -> int:
+    """The cores this process may run on (all of the machine's where the system does not
+    say)."""
+    if hasattr(os, "sched_getaffinity"):  # Linux
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 class BinMapper:
