@@ -67,32 +67,13 @@ def _step(X, row, thresholds, fields, node):
 
 
 @njit(cache=True, inline="always")
-def _top_lanes(X, r, top_thresholds, top_fields, a):
-    """One top step of the eight rows ``r .. r + 7``, whose slots are the tuple ``a``."""
-    t, f = top_thresholds, top_fields
-    return (_top_step(X, r, t, f, a[0]), _top_step(X, r + 1, t, f, a[1]),
-            _top_step(X, r + 2, t, f, a[2]), _top_step(X, r + 3, t, f, a[3]),
-            _top_step(X, r + 4, t, f, a[4]), _top_step(X, r + 5, t, f, a[5]),
-            _top_step(X, r + 6, t, f, a[6]), _top_step(X, r + 7, t, f, a[7]))
-
-
-@njit(cache=True, inline="always")
-def _known_lanes(X, r, top_thresholds, top_fields, a):
-    """``_top_lanes`` for rows without missing values."""
-    t, f = top_thresholds, top_fields
-    return (_known_step(X, r, t, f, a[0]), _known_step(X, r + 1, t, f, a[1]),
-            _known_step(X, r + 2, t, f, a[2]), _known_step(X, r + 3, t, f, a[3]),
-            _known_step(X, r + 4, t, f, a[4]), _known_step(X, r + 5, t, f, a[5]),
-            _known_step(X, r + 6, t, f, a[6]), _known_step(X, r + 7, t, f, a[7]))
-
-
-@njit(cache=True, inline="always")
-def _step_lanes(X, r, thresholds, fields, a):
-    """One step of the eight rows ``r .. r + 7``, whose nodes are the tuple ``a``."""
-    return (_step(X, r, thresholds, fields, a[0]), _step(X, r + 1, thresholds, fields, a[1]),
-            _step(X, r + 2, thresholds, fields, a[2]), _step(X, r + 3, thresholds, fields, a[3]),
-            _step(X, r + 4, thresholds, fields, a[4]), _step(X, r + 5, thresholds, fields, a[5]),
-            _step(X, r + 6, thresholds, fields, a[6]), _step(X, r + 7, thresholds, fields, a[7]))
+def _eight(step, X, r, thresholds, fields, a):
+    """One ``step`` of the eight rows ``r .. r + 7``, whose nodes (or slots) are the tuple
+    ``a``."""
+    t, f = thresholds, fields
+    return (step(X, r, t, f, a[0]), step(X, r + 1, t, f, a[1]), step(X, r + 2, t, f, a[2]),
+            step(X, r + 3, t, f, a[3]), step(X, r + 4, t, f, a[4]), step(X, r + 5, t, f, a[5]),
+            step(X, r + 6, t, f, a[6]), step(X, r + 7, t, f, a[7]))
 
 
 @njit(cache=True, inline="always")
@@ -133,13 +114,13 @@ def numeric_leaf_lookup(X, top_thresholds, top_fields, top_depth, top_nodes, thr
         a = (0, 0, 0, 0, 0, 0, 0, 0)
         if missing:
             for _ in range(top_depth):
-                a = _top_lanes(X, r, top_thresholds, top_fields, a)
+                a = _eight(_top_step, X, r, top_thresholds, top_fields, a)
         else:
             for _ in range(top_depth):
-                a = _known_lanes(X, r, top_thresholds, top_fields, a)
+                a = _eight(_known_step, X, r, top_thresholds, top_fields, a)
         a = _top_nodes(top_nodes, base, a)
         while _any_split(fields, a):
-            a = _step_lanes(X, r, thresholds, fields, a)
+            a = _eight(_step, X, r, thresholds, fields, a)
         for lane in range(LANES):
             out[_at(r + lane)] = lookup[_at(a[lane])]
     for row in range(n_blocks * LANES, X.shape[0]):
