@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernel_path import kernels, running_pure
+from ._kernel_path import forced_mode, kernels, running_pure
 from .tree import CATEGORICAL, NUMERIC, Tree
 
 count_missing_rows = kernels("finite", "count_missing_rows")
@@ -48,7 +48,7 @@ def _may_have_missing(X: np.ndarray, tested: np.ndarray) -> bool:
     if X.ndim != 2 or X.dtype.kind != "f":
         return True
     if (X.size >= PARALLEL_CHECK_VALUES and X.dtype in (np.float32, np.float64)
-            and X.flags.c_contiguous and not running_pure()):
+            and X.flags.c_contiguous and forced_mode() != "pure" and not running_pure()):
         return count_missing_rows(X, tested.astype(np.int64)) > 0
     with np.errstate(all="ignore"):
         return bool(np.isnan(np.add.reduce(X, axis=0)[tested]).any())
