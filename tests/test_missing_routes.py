@@ -220,10 +220,11 @@ def test_conditions_match_keep_and_draw_missing_values():
 
 
 @pytest.mark.parametrize("where", ["tested", "untested", "nowhere"])
-def test_a_big_matrix_is_checked_for_missing_values_in_parallel(where):
-    """From PARALLEL_CHECK_VALUES values a kernel looks for NaN in the tested columns
-    first; the counts are the row-by-row walk's, and None without a NaN there."""
-    from quercus import missing_counts as module
+def test_a_fit_counts_missing_routes_only_when_the_input_check_saw_nan(where, monkeypatch):
+    """The encode pass that looks for infinities also counts rows with NaN; a fit without
+    any skips the walk for missing routes. The counts are the row-by-row walk's, and None
+    without a NaN in a tested column."""
+    from quercus import estimator
 
     rng = np.random.default_rng(7)
     X = rng.normal(size=(40_000, 8))
@@ -231,7 +232,7 @@ def test_a_big_matrix_is_checked_for_missing_values_in_parallel(where):
     model = DecisionTreeClassifier(max_depth=3).fit(X, y)
     tested = np.unique(model.tree_.feature[model.tree_.kind != LEAF])
     untested = np.setdiff1d(np.arange(8), tested)
-    assert untested.size and X.size >= module.PARALLEL_CHECK_VALUES
+    assert untested.size
     if where == "tested":
         X[rng.random(X.shape[0]) < 0.01, tested[0]] = np.nan
     elif where == "untested":
@@ -243,5 +244,14 @@ def test_a_big_matrix_is_checked_for_missing_values_in_parallel(where):
         np.testing.assert_array_equal(counts, expected)
     else:
         assert counts is None and not expected.any()
-    rows = np.isnan(X[:, tested]).any(axis=1).sum()
-    assert module.count_missing_rows(X, tested.astype(np.int64)) == rows
+    walks = []
+    monkeypatch.setattr(estimator, "missing_counts",
+                        lambda *args: walks.append(1) or missing_counts(*args))
+    refit = DecisionTreeClassifier(max_depth=3).fit(X, y)
+    assert len(walks) == (0 if where == "nowhere" else 1)
+    walked = _walk_counts(refit.tree_, X)
+    if walked.any():
+        np.testing.assert_array_equal(refit.tree_.n_missing, walked)
+    else:
+        assert refit.tree_.n_missing is None
+    assert walked.any() == (where == "tested")

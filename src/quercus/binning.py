@@ -65,14 +65,13 @@ class BinMapper:
         numeric = [f for f in range(n_features) if not categorical_mask[f]]
         threads = _threads(rows.size, len(numeric))
         pool = ThreadPoolExecutor(threads) if threads > 1 else None
+        each = pool.map if pool is not None else map
         try:
             for at in range(0, len(numeric), COLUMNS_PER_BLOCK):
                 block = numeric[at:at + COLUMNS_PER_BLOCK]
                 # the sample's block of columns, each column's values side by side
                 columns = np.ascontiguousarray(X[np.ix_(rows, block)].T)
-                found = (pool.map(self._column_edges, columns, [exact] * len(block))
-                         if pool is not None else map(self._column_edges, columns,
-                                                      [exact] * len(block)))
+                found = each(self._column_edges, columns, [exact] * len(block))
                 for f, (cut, values) in zip(block, found):
                     edges[f] = cut
                     if values is not None:

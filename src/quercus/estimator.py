@@ -335,7 +335,7 @@ time_limit, max_gap
             self._refuse_costs("a multi-output fit")
             return fit_multi_output(self, X, y, sample_weight)
         schema = infer_schema(X, y, categorical_features=self.categorical_features)
-        X_encoded = schema.encode(X)
+        X_encoded, has_missing = schema.encode_rows(X)
         y_codes = schema.encode_labels(y)
         if X_encoded.shape[0] != y_codes.shape[0]:
             raise DataError(f"X has {X_encoded.shape[0]} rows but y has {y_codes.shape[0]}")
@@ -377,7 +377,8 @@ time_limit, max_gap
         with self._kernels_for(X_encoded):
             self.tree_ = LEARNERS[self.algorithm](X_encoded, y_codes, weights, schema,
                                                   n_classes, settings)
-            self.tree_.n_missing = missing_counts(self.tree_, X_encoded, y_codes >= 0)
+            self.tree_.n_missing = (missing_counts(self.tree_, X_encoded, y_codes >= 0)
+                                    if has_missing else None)
         self._set_fitted(schema, _has_names(X))
         self._set_pruning_result(settings.pruning_result)
         if settings.result is not None:

@@ -11,11 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernel_path import forced_mode, kernels, running_pure
 from .tree import CATEGORICAL, NUMERIC, Tree
-
-count_missing_rows = kernels("finite", "count_missing_rows")
-PARALLEL_CHECK_VALUES = 1 << 18  # values from which the check for NaN runs in parallel
 
 __all__ = ["binned_missing_counts", "missing_counts", "representative_rows"]
 
@@ -41,19 +37,6 @@ def _block_counts(tree: Tree, X: np.ndarray) -> np.ndarray:
     return np.bincount(nodes[missing], minlength=tree.n_nodes).astype(np.int64)
 
 
-def _may_have_missing(X: np.ndarray, tested: np.ndarray) -> bool:
-    """False when no tested column of X holds NaN: a big C-ordered float matrix is read
-    once by a parallel kernel, a smaller one summed by column (a NaN makes its column's sum
-    NaN; so may infinities of both signs, which only means the rows are then looked at)."""
-    if X.ndim != 2 or X.dtype.kind != "f":
-        return True
-    if (X.size >= PARALLEL_CHECK_VALUES and X.dtype in (np.float32, np.float64)
-            and X.flags.c_contiguous and forced_mode() != "pure" and not running_pure()):
-        return count_missing_rows(X, tested.astype(np.int64)) > 0
-    with np.errstate(all="ignore"):
-        return bool(np.isnan(np.add.reduce(X, axis=0)[tested]).any())
-
-
 def missing_counts(tree: Tree, X: np.ndarray, keep: np.ndarray | None = None,
                    blocks=None) -> np.ndarray | None:
     """Per node, the rows of the encoded matrix ``X`` (those of ``keep``: the rows the fit
@@ -61,8 +44,6 @@ def missing_counts(tree: Tree, X: np.ndarray, keep: np.ndarray | None = None,
     ``blocks``, instead of X: an iterable of encoded row blocks."""
     tested = _counted(tree)
     if tested is None:
-        return None
-    if blocks is None and not _may_have_missing(X, tested):
         return None
     if blocks is None:
         blocks = (X[start:start + CHUNK_ROWS] if keep is None

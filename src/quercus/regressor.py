@@ -167,7 +167,7 @@ random_state
         target = _targets(y)
         schema = infer_schema(X, categorical_features=self.categorical_features,
                               target=getattr(y, "name", None))
-        X_encoded = schema.encode(X)
+        X_encoded, has_missing = schema.encode_rows(X)
         if X_encoded.shape[0] != target.shape[0]:
             raise DataError(f"X has {X_encoded.shape[0]} rows but y has {target.shape[0]}")
         weights = P.resolve_sample_weight(sample_weight, X_encoded.shape[0])
@@ -197,7 +197,7 @@ random_state
         else:
             splitter = splitter_class(self.criterion)(X_kept, y_kept, w_kept, **options)
         self.tree_ = prune(grow(splitter, rules, 1), ccp_alpha)
-        self.tree_.n_missing = missing_counts(self.tree_, X_kept)
+        self.tree_.n_missing = missing_counts(self.tree_, X_kept) if has_missing else None
         self._set_fitted(schema, hasattr(X, "columns"))
         return self
 
