@@ -65,7 +65,7 @@ COLD_BUDGETS = {"cart": 10.0, "hist": 8.0, "c45": 20.0, "rpart": 12.0, "optimal"
 #: Kernel modules whose cached code tells that a family's kernels are in numba's cache.
 FAMILY_MODULES = {
     "cart": ("split_numeric", "partition", "predict"),
-    "hist": ("histogram", "binning", "predict"),
+    "hist": ("histogram", "hist_grow", "binning", "predict"),
     "c45": ("c45_grow", "c45_prune", "c45_store", "predict"),
     "rpart": ("rpart_split", "rpart_fold", "predict_surrogate"),
     "optimal": ("optimal", "optimal_pairs", "predict"),

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..tree import Tree, TreeRecorder
+from ..tree import NUMERIC, Tree, TreeRecorder
 
 EPSILON = float(np.finfo(np.float64).eps)
 
@@ -76,6 +76,14 @@ def _node_weight(splitter, weights: np.ndarray) -> float:
     return float(weights.sum()) / getattr(splitter, "n_outputs", 1)
 
 
+def _stops(rules: StoppingRules, n: int, depth: int, weight: float, impurity: float) -> bool:
+    """Whether a node of ``n`` rows at ``depth`` with this weight and impurity is a leaf
+    whatever its rows (``_kernels/hist_grow.py`` applies the same rules)."""
+    return (depth >= rules.max_depth or n < rules.min_samples_split
+            or n < 2 * rules.min_samples_leaf or weight < 2 * rules.min_weight_leaf
+            or impurity <= EPSILON)
+
+
 def _record_node(splitter, recorder, rules, start, end, depth, total_weight, parent, branch,
                  weights=None, bounds=(0.0, 1.0)):
     """Add the node ``start:end`` to the recorder and find its split if it may have one.
@@ -94,11 +102,7 @@ def _record_node(splitter, recorder, rules, start, end, depth, total_weight, par
     node = recorder.add(value=value, impurity=impurity, n_samples=end - start, weight=weight)
     if parent >= 0:
         recorder.nodes[parent]["children"][branch] = node
-    n = end - start
-    is_leaf = (depth >= rules.max_depth or n < rules.min_samples_split
-               or n < 2 * rules.min_samples_leaf or weight < 2 * rules.min_weight_leaf
-               or impurity <= EPSILON)
-    if is_leaf:
+    if _stops(rules, end - start, depth, weight, impurity):
         if hasattr(splitter, "release"):
             splitter.release(start, end)
         return _Candidate(node, start, end, depth, None, 0.0)
@@ -134,6 +138,35 @@ def _expand(splitter, recorder, candidate):
             (mid, candidate.end, 1, right, right_bounds)]
 
 
+def _grows_whole(splitter, rules, start, end, depth, weights) -> bool:
+    """Whether the segment grows whole in compiled code (``HistSplitter.grow_segment``): the
+    splitter can, and the segment is no leaf at once (its histograms are then needed)."""
+    if weights is None or not getattr(splitter, "grows_whole", None):
+        return False
+    if not splitter.grows_whole(start, end):
+        return False
+    return not _stops(rules, end - start, depth, _node_weight(splitter, weights),
+                      splitter.impurity(weights))
+
+
+def _graft(recorder, nodes, parent: int, branch: int) -> None:
+    """Record a subtree grown in one call (``SubtreeNodes``) below ``parent``'s ``branch``."""
+    ids = np.empty(nodes.parent.shape[0], dtype=np.int64)
+    for i in range(ids.shape[0]):
+        node = recorder.add(value=nodes.value[i], impurity=nodes.impurity[i],
+                            n_samples=nodes.n_samples[i], weight=nodes.weight[i])
+        ids[i] = node
+        up, side = (parent, branch) if nodes.parent[i] < 0 else (ids[nodes.parent[i]],
+                                                                   nodes.branch[i])
+        if up >= 0:
+            recorder.nodes[up]["children"][side] = node
+        if nodes.feature[i] >= 0:
+            recorder.make_split(node, kind=NUMERIC, feature=nodes.feature[i],
+                                children=[-1, -1],
+                                missing_branch=nodes.missing_branch[i],
+                                threshold=nodes.threshold[i])
+
+
 def grow(splitter, rules: StoppingRules, n_classes: int, progress=None,
          total_weight: float | None = None) -> Tree:
     """Grow depth first, or best first when ``rules.max_leaf_nodes`` is set.
@@ -161,6 +194,13 @@ def grow(splitter, rules: StoppingRules, n_classes: int, progress=None,
         stack = [(0, n, 0, -1, 0, None, (0.0, 1.0))]
         while stack:
             start, end, depth, parent, branch, weights, bounds = stack.pop()
+            if weights is None and hasattr(splitter, "grows_whole"):  # the root's
+                weights = splitter.class_weights(start, end)
+            if _grows_whole(splitter, rules, start, end, depth, weights):
+                _graft(recorder, splitter.grow_segment(start, end, depth, weights, rules,
+                                                       total_weight), parent, branch)
+                settle(end - start)
+                continue
             candidate = _record_node(splitter, recorder, rules, start, end, depth, total_weight,
                                      parent, branch, weights, bounds)
             if candidate.split is None:

@@ -17,6 +17,7 @@ from .cart import Split, SplitterBase
 fill_histograms, partition_by_bin, scan_histograms = kernels(
     "histogram", "fill_histograms", "partition_by_bin", "scan_histograms")
 best_subset_split = kernels("split_categorical", "best_subset_split")
+grow_subtree = kernels("hist_grow", "grow_subtree")
 
 # From this many (rows x features) a node's histograms are filled on every thread, a block
 # of features each (a parallel region costs more than a smaller node's whole fill).
@@ -25,6 +26,23 @@ PARALLEL_MIN_WORK = 2_000_000
 # the fills read the (n_features, n_rows) bins through a transposed view (no copy, the
 # memory of large fits as documented in docs/large_files.md).
 ROW_MAJOR_MAX_BYTES = 256 * 2**20
+
+
+@dataclass
+class SubtreeNodes:
+    """A segment's subtree grown in one compiled call, its nodes in the order the Python
+    builder would create them (pre-order); ``parent`` -1 for the segment's root, ``feature``
+    -1 for a leaf, thresholds and missing branches as ``numeric_split`` makes them."""
+
+    parent: np.ndarray
+    branch: np.ndarray
+    feature: np.ndarray
+    threshold: np.ndarray
+    missing_branch: np.ndarray
+    value: np.ndarray
+    impurity: np.ndarray
+    n_samples: np.ndarray
+    weight: np.ndarray
 
 
 @dataclass
@@ -158,6 +176,57 @@ class HistSplitter(SplitterBase):
         parent_hist, parent_counts = siblings.parent
         small_hist, small_counts = siblings.small_hist
         return parent_hist - small_hist, parent_counts - small_counts
+
+    @cached_property
+    def grows_natively(self) -> bool:
+        """Whether segments may grow whole in compiled code (``grow_segment``): this class
+        itself, weights per class (summed in class order: unit factors or fewer than 8
+        classes), numeric features only, no feature sampling, no monotonic constraints."""
+        return (type(self) is HistSplitter and self.class_factor is not None
+                and (self._unit_factors or self.n_classes < 8)
+                and self.max_features is None and self.monotonic_cst is None
+                and not self.categorical_mask.any())
+
+    def grows_whole(self, start: int, end: int) -> bool:
+        """Whether the segment grows whole in one compiled call: ``grows_natively`` and
+        small enough for one thread (``PARALLEL_MIN_WORK``)."""
+        return self.grows_natively and (end - start) * self.binned.shape[0] < PARALLEL_MIN_WORK
+
+    def grow_segment(self, start: int, end: int, depth: int, weights: np.ndarray, rules,
+                     total_weight: float) -> SubtreeNodes:
+        """Grow the segment ``start:end`` at ``depth``, with class weights ``weights``, into
+        the subtree the builder of ``growing/builders.py`` would grow (``rules``: its
+        ``StoppingRules``), in one compiled call (``_kernels/hist_grow.py``)."""
+        hist, counts = self._histograms(start, end)
+        n = end - start
+        levels = min(rules.max_depth - depth, 62)
+        capacity = max(1, min(2 * n - 1, 2 ** (levels + 1) - 1))
+        parent, branch, feature, last_bin, next_bin = (
+            np.empty(capacity, dtype=np.int64) for _ in range(5))
+        missing_left = np.empty(capacity, dtype=np.bool_)
+        value = np.empty((capacity, self.n_classes))
+        impurity, weight = np.empty(capacity), np.empty(capacity)
+        n_samples = np.empty(capacity, dtype=np.int64)
+        factor = (np.ones(self.n_classes) if self.class_factor is None
+                  else np.asarray(self.class_factor, dtype=np.float64))
+        limits = np.array([min(rules.max_depth, np.iinfo(np.int64).max),
+                           rules.min_samples_split, rules.min_samples_leaf], dtype=np.int64)
+        floats = np.array([rules.min_weight_leaf, rules.min_impurity_decrease])
+        size = grow_subtree(
+            self.binned_rows, self.binned, self.all_rows, self._buffer, self.y, factor,
+            self._unit_factors, np.ascontiguousarray(hist), np.ascontiguousarray(counts),
+            np.asarray(weights, dtype=np.float64), start, end, depth, self.n_bins,
+            self.missing_bin, limits, floats, float(total_weight), self.criterion, parent,
+            branch, feature, last_bin, next_bin, missing_left, value, impurity, n_samples,
+            weight)
+        feature = feature[:size]
+        threshold = np.full(size, np.nan)
+        for i in np.flatnonzero(feature >= 0):
+            f, b, nb = int(feature[i]), int(last_bin[i]), int(next_bin[i])
+            threshold[i] = self.binner.threshold(f, b, nb) if nb < self.n_bins[f] else np.inf
+        return SubtreeNodes(parent[:size], branch[:size], feature, threshold,
+                            np.where(missing_left[:size], 0, 1), value[:size], impurity[:size],
+                            n_samples[:size], weight[:size])
 
     def release(self, start: int, end: int) -> None:
         """Forget a segment that became a leaf without a split search."""
