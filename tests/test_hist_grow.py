@@ -135,3 +135,79 @@ def test_unit_weights_with_many_classes_grow_whole(monkeypatch):
     python, _ = _fit(X, y, native=False, monkeypatch=monkeypatch)
     assert segments == 1 and np.unique(y).size > 8
     _assert_same_tree(native, python)
+
+
+def _fit_regressor(X, y, *, native, monkeypatch, sample_weight=None, **params):
+    """``_fit`` for the regression splitter's exact sums."""
+    from quercus import DecisionTreeRegressor
+    from quercus.splitting.hist_regression import RegressionHistSplitter
+
+    grown = []
+    real = RegressionHistSplitter.grow_segment
+    monkeypatch.setattr(RegressionHistSplitter, "grow_segment",
+                        lambda self, *args: grown.append(args) or real(self, *args))
+    if not native:
+        monkeypatch.setattr(RegressionHistSplitter, "grows_whole",
+                            lambda self, start, end: False)
+    model = DecisionTreeRegressor(splitter="hist", **params).fit(X, y,
+                                                                 sample_weight=sample_weight)
+    monkeypatch.undo()
+    return model, len(grown)
+
+
+REGRESSION_SETTINGS = [
+    {},
+    {"max_depth": 5, "min_samples_leaf": 4},
+    {"min_impurity_decrease": 0.01, "max_bins": 16},
+    {"min_weight_fraction_leaf": 0.01, "max_depth": 9},
+    {"max_depth": 7, "weights": True},
+]
+
+
+@pytest.mark.parametrize("kernels", ["compiled", "pure"])
+@pytest.mark.parametrize("index", range(len(REGRESSION_SETTINGS)))
+def test_regression_segments_grown_whole_are_the_python_builders_trees(index, kernels,
+                                                                        monkeypatch):
+    params = dict(REGRESSION_SETTINGS[index])
+    weighted = params.pop("weights", False)
+    for seed in range(index * 4, index * 4 + 4):
+        rng = np.random.default_rng(seed)
+        X, _ = _problem(seed)
+        y = np.nan_to_num(X[:, 0]) * 3 + np.sin(np.nan_to_num(X[:, 1])) + rng.normal(
+            size=X.shape[0])
+        if seed % 2:
+            y = np.round(y, 1)  # ties among the targets' sums
+        weight = rng.random(X.shape[0]) * 4 if weighted else None
+        monkeypatch.setenv("QUERCUS_KERNELS", kernels)
+        native, segments = _fit_regressor(X, y, native=True, monkeypatch=monkeypatch,
+                                          sample_weight=weight, **params)
+        monkeypatch.setenv("QUERCUS_KERNELS", kernels)
+        python, none = _fit_regressor(X, y, native=False, monkeypatch=monkeypatch,
+                                      sample_weight=weight, **params)
+        assert none == 0
+        if native.tree_.kind.shape[0] > 1:
+            assert segments == 1
+        _assert_same_tree(native, python)
+
+
+def test_regression_big_nodes_in_python_and_a_deep_chain(monkeypatch):
+    """Segments grow whole below the Python builder's big nodes, and a tree deeper than
+    the kernel's first 16 levels of histograms, as node by node."""
+    monkeypatch.setattr(hist_module, "PARALLEL_MIN_WORK", 3 * 300)
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(2000, 3))
+    y = X[:, 0] ** 2 + rng.normal(size=2000)
+    native, segments = _fit_regressor(X, y, native=True, monkeypatch=monkeypatch)
+    monkeypatch.setattr(hist_module, "PARALLEL_MIN_WORK", 3 * 300)
+    python, _ = _fit_regressor(X, y, native=False, monkeypatch=monkeypatch)
+    assert segments > 4 and native.get_depth() > 16
+    _assert_same_tree(native, python)
+
+
+def test_a_categorical_feature_keeps_regression_on_the_python_builder(monkeypatch):
+    rng = np.random.default_rng(9)
+    X = np.column_stack([rng.integers(0, 5, 500), rng.normal(size=500)])
+    y = X[:, 0] + rng.normal(size=500)
+    model, segments = _fit_regressor(X, y, native=True, monkeypatch=monkeypatch,
+                                     categorical_features=[0])
+    assert segments == 0 and model.tree_.kind.shape[0] > 1

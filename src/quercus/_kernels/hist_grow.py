@@ -13,7 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import njit
+from .exact_sums import _fill_ordered, partition_ordered, round_sums
 from .histogram import _count_features, partition_by_bin, scan_histograms
+from .histogram_regression import scan_sum_histograms
 from .impurity import impurity_of
 
 EPSILON = np.finfo(np.float64).eps
@@ -44,6 +46,36 @@ def _grown(array, size):
     bigger = np.empty(shape, dtype=array.dtype)
     bigger[: array.shape[0]] = array
     return bigger
+
+
+@njit(cache=True)
+def _first_best(proxy):
+    """The index of the largest proxy, the first among equals (``np.argmax``)."""
+    best = 0
+    for j in range(1, proxy.shape[0]):
+        if proxy[j] > proxy[best]:
+            best = j
+    return best
+
+
+@njit(cache=True)
+def _record(node, parent, branch, impurity, n, weight, out_parent, out_branch, out_feature,
+            out_impurity, out_n, out_weight):
+    """Write a node's fields as a leaf (a split sets its feature later)."""
+    out_parent[node], out_branch[node], out_feature[node] = parent, branch, -1
+    out_impurity[node], out_n[node], out_weight[node] = impurity, n, weight
+
+
+@njit(cache=True)
+def _push_children(stack, top, lo, mid, hi, level, node):
+    """Put a split's children on the stack (start, end, level, parent, branch), the right
+    one first so that the left is visited first; returns the new top."""
+    for c in (1, 0):
+        stack[top, 0] = lo if c == 0 else mid
+        stack[top, 1] = mid if c == 0 else hi
+        stack[top, 2], stack[top, 3], stack[top, 4] = level + 1, node, c
+        top += 1
+    return top
 
 
 @njit(cache=True)
@@ -108,9 +140,9 @@ def grow_subtree(binned_rows, binned, rows, buffer, y, factor, unit, root_hist, 
         impurity = impurity_of(value, criterion)
         node = n_nodes
         n_nodes += 1
-        out_parent[node], out_branch[node], out_feature[node] = parent, branch, -1
+        _record(node, parent, branch, impurity, hi - lo, weight, out_parent, out_branch,
+                out_feature, out_impurity, out_n, out_weight)
         out_value[node] = value
-        out_impurity[node], out_n[node], out_weight[node] = impurity, hi - lo, weight
         n = hi - lo
         if _is_leaf(n, depth + level, weight, impurity, limits, min_weight_leaf):
             continue
@@ -128,10 +160,7 @@ def grow_subtree(binned_rows, binned, rows, buffer, y, factor, unit, root_hist, 
         scan_histograms(searched, count, features, n_bins, missing_bin, criterion,
                         min_samples_leaf, min_weight_leaf, total, n, monotonic, 0.0, 1.0,
                         proxy, last_bin, missing_left, next_bin)
-        best = 0
-        for j in range(1, n_features):
-            if proxy[j] > proxy[best]:
-                best = j
+        best = _first_best(proxy)
         if proxy[best] == -np.inf:
             continue
         f, cut, to_left = best, last_bin[best], missing_left[best]
@@ -180,10 +209,141 @@ def grow_subtree(binned_rows, binned, rows, buffer, y, factor, unit, root_hist, 
         if top + 2 > stack.shape[0]:
             stack = _grown(stack, top + 2)
             stack_weights = _grown(stack_weights, top + 2)
-        for c in (1, 0):  # the left child is visited first
-            stack[top, 0] = lo if c == 0 else mid
-            stack[top, 1] = mid if c == 0 else hi
-            stack[top, 2], stack[top, 3], stack[top, 4] = level + 1, node, c
-            stack_weights[top] = child_weights[c]
-            top += 1
+        stack_weights[top], stack_weights[top + 1] = child_weights[1], child_weights[0]
+        top = _push_children(stack, top, lo, mid, hi, level, node)
+    return n_nodes
+
+
+@njit(cache=True)
+def _squared_error(w, s, q):
+    """A node's weighted variance from its sums, as ``RegressionHistSplitter.impurity``."""
+    if w <= 0.0:
+        return 0.0
+    mean = s / w
+    return q / w - mean * mean
+
+
+@njit(cache=True)
+def grow_sum_subtree(bins, words, limbs, copy, root_hist, root_totals, root_sums, start, end,
+                     depth, layout, hist_layout, n_bins, missing_bin, limits, rules,
+                     total_weight, out_parent, out_branch, out_feature, out_last_bin,
+                     out_next_bin, out_missing_left, out_value, out_impurity, out_n,
+                     out_weight):
+    """``grow_subtree`` for the regression splitter's exact sums
+    (``splitting/hist_regression.py``): the segment's rows lie in node order in copy
+    ``copy`` of ``bins``/``words``/``limbs`` (pairs: each split writes its children into
+    the other copy); ``root_hist``: its limb histograms (features, bins, W and S limbs,
+    count), ``root_totals`` its limbs, ``root_sums`` its (W, S, Q). ``layout`` and
+    ``hist_layout``: (offsets, sizes, scales) of the rows' and the histograms' limbs, as
+    ``SumLayout._arrays``, with ``limits`` ending in the digit, the count column of each
+    and whether weights are unit. Writes the same node fields (value: the mean target)."""
+    n_features, n_slots_bins, hist_width = root_hist.shape
+    width = root_totals.shape[0]
+    n_sums = hist_width - 1
+    offsets, sizes, scales = layout
+    hist_offsets, hist_sizes, hist_scales = hist_layout
+    digit, count_column, hist_count, unit = limits[3], limits[4], limits[5], limits[6] != 0
+    min_samples_leaf = limits[2]
+    min_weight_leaf, min_decrease = rules[0], rules[1]
+    features = np.arange(n_features)
+    proxy = np.empty(n_features)
+    last_bin = np.empty(n_features, dtype=np.int64)
+    missing_left = np.empty(n_features, dtype=np.bool_)
+    next_bin = np.empty(n_features, dtype=np.int64)
+    sums = np.empty((n_features * n_slots_bins, 3))
+    counts = np.empty(n_features * n_slots_bins, dtype=np.int64)
+    no_counts = np.zeros(0, dtype=np.int64)
+    goes_left = np.zeros(n_slots_bins, dtype=np.bool_)
+    children = np.empty((2, width), dtype=np.int64)
+    child_sums = np.empty((2, 3))
+    child_impurity = np.empty(2)
+    levels = 16
+    hists = np.empty((levels, 2, n_features, n_slots_bins, hist_width), dtype=np.int64)
+    hists[0, 0] = root_hist
+    stack = np.empty((levels + 2, 5), dtype=np.int64)
+    stack_totals = np.empty((levels + 2, width), dtype=np.int64)
+    stack_sums = np.empty((levels + 2, 3))
+    stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3], stack[0, 4] = start, end, 0, -1, 0
+    stack_totals[0] = root_totals
+    stack_sums[0] = root_sums
+    top = 1
+    n_nodes = 0
+    while top > 0:
+        top -= 1
+        lo, hi, level, parent, branch = (stack[top, 0], stack[top, 1], stack[top, 2],
+                                         stack[top, 3], stack[top, 4])
+        w, s, q = stack_sums[top, 0], stack_sums[top, 1], stack_sums[top, 2]
+        totals = stack_totals[top].copy()
+        impurity = _squared_error(w, s, q)
+        node = n_nodes
+        n_nodes += 1
+        _record(node, parent, branch, impurity, hi - lo, w, out_parent, out_branch,
+                out_feature, out_impurity, out_n, out_weight)
+        out_value[node, 0] = s / w if w > 0 else 0.0
+        n = hi - lo
+        if _is_leaf(n, depth + level, w, impurity, limits, min_weight_leaf):
+            continue
+        k = (copy + level) % 2
+        hist = hists[level, branch]
+        round_sums(hist.reshape(n_features * n_slots_bins, hist_width), hist_offsets,
+                   hist_sizes, hist_scales, digit, hist_count, unit, 2, sums, counts)
+        searched = sums.reshape(n_features, n_slots_bins, 3)
+        count = counts.reshape(n_features, n_slots_bins)
+        w_total = 0.0
+        s_total = 0.0
+        for b in range(n_slots_bins):
+            w_total += searched[0, b, 0]
+            s_total += searched[0, b, 1]
+        scan_sum_histograms(searched, count, features, n_bins, missing_bin, min_samples_leaf,
+                            min_weight_leaf, w_total, s_total, n, proxy, last_bin,
+                            missing_left, next_bin)
+        best = _first_best(proxy)
+        if proxy[best] == -np.inf:
+            continue
+        f, cut, to_left = best, last_bin[best], missing_left[best]
+        n_left = 0
+        for b in range(n_slots_bins):
+            goes_left[b] = b <= cut or (b == missing_bin and to_left)
+            if goes_left[b]:
+                n_left += count[f, b]
+        n_left = partition_ordered(bins[k], words[k], limbs[k], words[1 - k], limbs[1 - k],
+                                   lo, hi, f, goes_left, n_left, children[0])
+        mid = lo + n_left
+        for i in range(width):
+            children[1, i] = totals[i] - children[0, i]
+        round_sums(children, offsets, sizes, scales, digit, count_column, unit, 3, child_sums,
+                   no_counts)
+        for c in range(2):
+            child_impurity[c] = _squared_error(child_sums[c, 0], child_sums[c, 1],
+                                               child_sums[c, 2])
+        improvement = (w / total_weight) * (
+            impurity - child_sums[1, 0] / w * child_impurity[1]
+            - child_sums[0, 0] / w * child_impurity[0])
+        if improvement + EPSILON < min_decrease:
+            continue
+        out_feature[node], out_last_bin[node] = f, cut
+        out_next_bin[node], out_missing_left[node] = next_bin[best], to_left
+        sizes_ = (mid - lo, hi - mid)
+        needed = (not _is_leaf(sizes_[0], depth + level + 1, child_sums[0, 0],
+                               child_impurity[0], limits, min_weight_leaf),
+                  not _is_leaf(sizes_[1], depth + level + 1, child_sums[1, 0],
+                               child_impurity[1], limits, min_weight_leaf))
+        if needed[0] or needed[1]:
+            if level + 1 >= hists.shape[0]:
+                hists = _grown(hists, level + 2)
+                hist = hists[level, branch]
+            small = 0 if sizes_[0] <= sizes_[1] else 1
+            small_lo, small_hi = (lo, mid) if small == 0 else (mid, hi)
+            small_hist = hists[level + 1, small]
+            _fill_ordered(bins[1 - k], limbs[1 - k], small_lo, small_hi, n_sums, small_hist,
+                          0, n_features)
+            if needed[1 - small]:
+                hists[level + 1, 1 - small] = hist - small_hist
+        if top + 2 > stack.shape[0]:
+            stack = _grown(stack, top + 2)
+            stack_totals = _grown(stack_totals, top + 2)
+            stack_sums = _grown(stack_sums, top + 2)
+        stack_totals[top], stack_totals[top + 1] = children[1], children[0]
+        stack_sums[top], stack_sums[top + 1] = child_sums[1], child_sums[0]
+        top = _push_children(stack, top, lo, mid, hi, level, node)
     return n_nodes

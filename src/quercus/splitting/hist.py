@@ -198,35 +198,49 @@ class HistSplitter(SplitterBase):
         the subtree the builder of ``growing/builders.py`` would grow (``rules``: its
         ``StoppingRules``), in one compiled call (``_kernels/hist_grow.py``)."""
         hist, counts = self._histograms(start, end)
-        n = end - start
-        levels = min(rules.max_depth - depth, 62)
-        capacity = max(1, min(2 * n - 1, 2 ** (levels + 1) - 1))
-        parent, branch, feature, last_bin, next_bin = (
-            np.empty(capacity, dtype=np.int64) for _ in range(5))
-        missing_left = np.empty(capacity, dtype=np.bool_)
-        value = np.empty((capacity, self.n_classes))
-        impurity, weight = np.empty(capacity), np.empty(capacity)
-        n_samples = np.empty(capacity, dtype=np.int64)
+        out = self._subtree_outputs(start, end, depth, rules, self.n_classes)
         factor = (np.ones(self.n_classes) if self.class_factor is None
                   else np.asarray(self.class_factor, dtype=np.float64))
-        limits = np.array([min(rules.max_depth, np.iinfo(np.int64).max),
-                           rules.min_samples_split, rules.min_samples_leaf], dtype=np.int64)
-        floats = np.array([rules.min_weight_leaf, rules.min_impurity_decrease])
         size = grow_subtree(
             self.binned_rows, self.binned, self.all_rows, self._buffer, self.y, factor,
             self._unit_factors, np.ascontiguousarray(hist), np.ascontiguousarray(counts),
             np.asarray(weights, dtype=np.float64), start, end, depth, self.n_bins,
-            self.missing_bin, limits, floats, float(total_weight), self.criterion, parent,
-            branch, feature, last_bin, next_bin, missing_left, value, impurity, n_samples,
-            weight)
-        feature = feature[:size]
+            self.missing_bin, self._limits(rules), self._float_rules(rules),
+            float(total_weight), self.criterion, *out)
+        return self._subtree_nodes(size, out)
+
+    @staticmethod
+    def _limits(rules, *more: int) -> np.ndarray:
+        """The kernel's integer stopping rules (max_depth, min_samples_split,
+        min_samples_leaf), then ``more``."""
+        return np.array([min(rules.max_depth, np.iinfo(np.int64).max), rules.min_samples_split,
+                         rules.min_samples_leaf, *more], dtype=np.int64)
+
+    @staticmethod
+    def _float_rules(rules) -> np.ndarray:
+        return np.array([rules.min_weight_leaf, rules.min_impurity_decrease])
+
+    @staticmethod
+    def _subtree_outputs(start: int, end: int, depth: int, rules, n_values: int) -> tuple:
+        """Empty node fields for a segment's subtree: as many nodes as it may have."""
+        levels = min(rules.max_depth - depth, 62)
+        capacity = max(1, min(2 * (end - start) - 1, 2 ** (levels + 1) - 1))
+        ints = tuple(np.empty(capacity, dtype=np.int64) for _ in range(5))
+        return ints + (np.empty(capacity, dtype=np.bool_), np.empty((capacity, n_values)),
+                       np.empty(capacity), np.empty(capacity, dtype=np.int64),
+                       np.empty(capacity))
+
+    def _subtree_nodes(self, size: int, out: tuple) -> SubtreeNodes:
+        """The first ``size`` nodes a kernel wrote into ``_subtree_outputs``, with their
+        thresholds."""
+        (parent, branch, feature, last_bin, next_bin, missing_left, value, impurity,
+         n_samples, weight) = (array[:size] for array in out)
         threshold = np.full(size, np.nan)
         for i in np.flatnonzero(feature >= 0):
             f, b, nb = int(feature[i]), int(last_bin[i]), int(next_bin[i])
             threshold[i] = self.binner.threshold(f, b, nb) if nb < self.n_bins[f] else np.inf
-        return SubtreeNodes(parent[:size], branch[:size], feature, threshold,
-                            np.where(missing_left[:size], 0, 1), value[:size], impurity[:size],
-                            n_samples[:size], weight[:size])
+        return SubtreeNodes(parent, branch, feature, threshold,
+                            np.where(missing_left, 0, 1), value, impurity, n_samples, weight)
 
     def release(self, start: int, end: int) -> None:
         """Forget a segment that became a leaf without a split search."""

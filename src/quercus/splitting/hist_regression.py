@@ -22,6 +22,8 @@ feature has a bin per value, so its cuts are the exact splitter's).
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
 from .._kernel_path import kernels
@@ -33,6 +35,7 @@ scan_sum_histograms = kernels("histogram_regression", "scan_sum_histograms")
 fill_ordered_histograms, partition_ordered = kernels(
     "exact_sums", "fill_ordered_histograms", "partition_ordered")
 best_mean_ordered_split = kernels("split_regression", "best_mean_ordered_split")
+grow_sum_subtree = kernels("hist_grow", "grow_sum_subtree")
 
 # From this many (rows x features) a node's histograms are filled on every thread, a block
 # of features each (a parallel region costs more than a smaller node's whole fill).
@@ -106,6 +109,30 @@ class RegressionHistSplitter(RegressionNodes, HistSplitter):
     def release(self, start: int, end: int) -> None:
         super().release(start, end)
         self._totals.pop((start, end), None)  # its rows stay: a sibling may fill from them
+
+    @cached_property
+    def grows_natively(self) -> bool:
+        """Whether segments may grow whole in compiled code (``grow_segment``): this class
+        itself, numeric features only."""
+        return type(self) is RegressionHistSplitter and not self.categorical_mask.any()
+
+    def grow_segment(self, start: int, end: int, depth: int, weights: np.ndarray, rules,
+                     total_weight: float):
+        """``HistSplitter.grow_segment`` over the exact sums: the segment's sums
+        ``weights`` (W, S, Q)."""
+        hist = self._histograms(start, end)
+        totals = self._totals.pop((start, end))
+        copy = self._copy.pop((start, end))
+        out = self._subtree_outputs(start, end, depth, rules, 1)
+        layout, hist_layout = self.layout, self.hist_layout
+        limits = self._limits(rules, layout.digit, layout.count, hist_layout.count,
+                              int(layout.unit_weights))
+        size = grow_sum_subtree(
+            self._bins, self._words, self._limbs, copy, np.ascontiguousarray(hist), totals,
+            np.asarray(weights, dtype=np.float64), start, end, depth, layout._arrays,
+            hist_layout._arrays, self.n_bins, self.missing_bin, limits,
+            self._float_rules(rules), float(total_weight), *out)
+        return self._subtree_nodes(size, out)
 
     def _fill(self, start, end):
         """The segment's limb histograms (n_features, bins, W and S limbs, count)."""
