@@ -10,13 +10,22 @@ from quercus.progress import ProgressBar
 from quercus.tree import LEAF
 
 
-def test_cart_reports_the_share_of_rows_settled_in_leaves():
+def test_cart_reports_the_share_of_rows_settled_in_leaves(monkeypatch):
+    from quercus.splitting import hist
+
     X, y, _ = datasets.load("iris")
     for params in ({}, {"max_leaf_nodes": 5}, {"splitter": "hist"}):
         shares = []
         DecisionTreeClassifier(**params).fit(X, y, progress=shares.append)
         assert shares and shares[-1] == 1.0
         assert all(a <= b for a, b in itertools.pairwise(shares))
+        if params.get("splitter") == "hist":  # all of iris grows whole, in one call
+            assert shares == [1.0, 1.0]
+            # segments under 40 rows grow whole: a share after each, as after a leaf
+            monkeypatch.setattr(hist, "PARALLEL_MIN_WORK", 40 * X.shape[1])
+            shares = []
+            DecisionTreeClassifier(**params).fit(X, y, progress=shares.append)
+            assert len(shares) > 3 and all(a <= b for a, b in itertools.pairwise(shares))
         assert 0.0 < shares[0] < 1.0
 
 
