@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -200,11 +200,19 @@ class Tree:
         return parent
 
     def depths(self) -> np.ndarray:
-        """Depth of every node (the root has depth 0); pre-order puts parents first."""
-        depth = np.zeros(self.n_nodes, dtype=np.int64)
-        for node in range(self.n_nodes):
-            depth[self.children(node)] = depth[node] + 1
-        return depth
+        """Depth of every node (the root has depth 0), by pointer jumping: each round adds
+        the distance to the ancestor a node points at and then points at that one's, so
+        log2(depth) rounds of whole-array steps."""
+        up = self.parents()
+        depth = (up >= 0).astype(np.int64)
+        while True:
+            jumping = np.flatnonzero(up >= 0)
+            jumping = jumping[up[jumping] >= 0]
+            if jumping.size == 0:
+                return depth
+            ancestors = up[jumping]
+            depth[jumping] += depth[ancestors]
+            up[jumping] = up[ancestors]
 
     @property
     def max_depth(self) -> int:
@@ -605,6 +613,13 @@ class TreeRecorder:
         record.update(kind=LEAF, feature=-1, threshold=np.nan, children=[], missing_branch=0,
                       category_map=None)
 
+    def add_subtree(self, tree: Tree) -> int:
+        """Add a whole subtree grown elsewhere (a ``Tree``, its nodes in pre-order, the root
+        first); returns the provisional id of its root, which a parent links to as to any
+        node. Its arrays are copied into the tree in one piece by ``to_tree``."""
+        self.nodes.append({"subtree": tree, "children": []})
+        return len(self.nodes) - 1
+
     def to_tree(self) -> Tree:
         """Renumber the nodes reachable from node 0 in pre-order and build the arrays."""
         order, stack = [], [0]
@@ -612,8 +627,25 @@ class TreeRecorder:
             node = stack.pop()
             order.append(node)
             stack.extend(reversed(self.nodes[node]["children"]))
-        new_id = {old: new for new, old in enumerate(order)}
         records = [self.nodes[old] for old in order]
+        sizes = [r["subtree"].n_nodes if "subtree" in r else 1 for r in records]
+        starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        new_id = {old: int(starts[i]) for i, old in enumerate(order)}
+        parts, run = [], []
+        for i, record in enumerate(records):
+            if "subtree" not in record:
+                run.append(record)
+                continue
+            if run:
+                parts.append(self._records_tree(run, new_id))
+                run = []
+            parts.append(_shifted(record["subtree"], int(starts[i])))
+        if run:
+            parts.append(self._records_tree(run, new_id))
+        return parts[0] if len(parts) == 1 else _concatenated(parts)
+
+    def _records_tree(self, records: list, new_id: dict) -> Tree:
+        """The arrays of consecutive recorded nodes (child ids already the final ones)."""
         n = len(records)
         child_counts = [len(r["children"]) for r in records]
         cat_counts = [0 if r["category_map"] is None else len(r["category_map"]) for r in records]
@@ -639,6 +671,32 @@ class TreeRecorder:
             interval_high=np.array([r["interval_high"] for r in records], dtype=np.float64),
             interval_class=np.array([r["interval_class"] for r in records], dtype=np.int32),
         )
+
+
+#: The fields ``TreeRecorder`` fills, per node (the pointers and child ids apart).
+_NODE_FIELDS = ("kind", "feature", "threshold", "missing_branch", "value", "impurity",
+                "n_node_samples", "weighted_n_node_samples", "empty", "interval_high",
+                "interval_class")
+
+
+def _shifted(tree: Tree, offset: int) -> Tree:
+    """``tree`` with its child ids moved by ``offset`` (its place in a larger tree)."""
+    if offset == 0:
+        return tree
+    return replace(tree, child_ids=(tree.child_ids + offset).astype(np.int32))
+
+
+def _concatenated(parts: list) -> Tree:
+    """One tree of consecutive blocks of nodes (child ids already the final ones)."""
+    fields = {name: np.concatenate([getattr(t, name) for t in parts]) for name in _NODE_FIELDS}
+    child_counts = np.concatenate([np.diff(t.child_ptr) for t in parts])
+    category_counts = np.concatenate([np.diff(t.category_ptr) for t in parts])
+    return Tree(child_ptr=np.concatenate([[0], np.cumsum(child_counts)]).astype(np.int64),
+                child_ids=np.concatenate([t.child_ids for t in parts]).astype(np.int32),
+                category_ptr=np.concatenate([[0], np.cumsum(category_counts)]).astype(np.int64),
+                category_branch=np.concatenate([t.category_branch for t in parts]).astype(
+                    np.int32),
+                **fields)
 
 
 def collapse(tree: Tree, to_leaves) -> Tree:

@@ -20,7 +20,7 @@ from ..binning import BinMapper
 from ..growing.builders import EPSILON, StoppingRules, _expand, _node_weight, _record_node
 from ..splitting.cart import Split, SplitterBase
 from ..splitting.hist import HistSplitter
-from ..tree import CATEGORICAL, Tree, TreeRecorder
+from ..tree import Tree, TreeRecorder
 
 
 class ClusterSplitter(HistSplitter):
@@ -104,20 +104,10 @@ class LevelStats:
 
 
 def graft(recorder: TreeRecorder, tree: Tree, parent: int, branch: int) -> None:
-    """Copy a subtree grown apart into the recorder, below ``parent``'s ``branch``."""
-    ids = [recorder.add(value=tree.value[i], impurity=tree.impurity[i],
-                        n_samples=tree.n_node_samples[i],
-                        weight=tree.weighted_n_node_samples[i]) for i in range(tree.n_nodes)]
-    for i in range(tree.n_nodes):
-        if tree.is_leaf(i):
-            continue
-        category_map = tree.category_map(i) if tree.kind[i] == CATEGORICAL else None
-        recorder.make_split(ids[i], kind=int(tree.kind[i]), feature=int(tree.feature[i]),
-                            children=[ids[c] for c in tree.children(i)],
-                            missing_branch=int(tree.missing_branch[i]),
-                            threshold=float(tree.threshold[i]), category_map=category_map)
+    """Put a subtree grown apart into the recorder, below ``parent``'s ``branch``."""
+    node = recorder.add_subtree(tree)
     if parent >= 0:
-        recorder.nodes[parent]["children"][branch] = ids[0]
+        recorder.nodes[parent]["children"][branch] = node
 
 
 def grow_levels(splitter: ClusterSplitter, rules: StoppingRules, n_classes: int,

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..tree import NUMERIC, Tree, TreeRecorder
+from ..tree import Tree, TreeRecorder
 
 EPSILON = float(np.finfo(np.float64).eps)
 
@@ -149,22 +149,11 @@ def _grows_whole(splitter, rules, start, end, depth, weights) -> bool:
                       splitter.impurity(weights))
 
 
-def _graft(recorder, nodes, parent: int, branch: int) -> None:
-    """Record a subtree grown in one call (``SubtreeNodes``) below ``parent``'s ``branch``."""
-    ids = np.empty(nodes.parent.shape[0], dtype=np.int64)
-    for i in range(ids.shape[0]):
-        node = recorder.add(value=nodes.value[i], impurity=nodes.impurity[i],
-                            n_samples=nodes.n_samples[i], weight=nodes.weight[i])
-        ids[i] = node
-        up, side = (parent, branch) if nodes.parent[i] < 0 else (ids[nodes.parent[i]],
-                                                                   nodes.branch[i])
-        if up >= 0:
-            recorder.nodes[up]["children"][side] = node
-        if nodes.feature[i] >= 0:
-            recorder.make_split(node, kind=NUMERIC, feature=nodes.feature[i],
-                                children=[-1, -1],
-                                missing_branch=nodes.missing_branch[i],
-                                threshold=nodes.threshold[i])
+def _graft(recorder, subtree, parent: int, branch: int) -> None:
+    """Record a subtree grown in one call below ``parent``'s ``branch``."""
+    node = recorder.add_subtree(subtree)
+    if parent >= 0:
+        recorder.nodes[parent]["children"][branch] = node
 
 
 def grow(splitter, rules: StoppingRules, n_classes: int, progress=None,

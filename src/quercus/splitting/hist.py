@@ -11,7 +11,7 @@ import numpy as np
 
 from .._kernel_path import kernels
 from ..binning import BinMapper
-from ..tree import CATEGORICAL, NUMERIC
+from ..tree import CATEGORICAL, LEAF, NUMERIC, Tree
 from .cart import Split, SplitterBase
 
 fill_histograms, partition_by_bin, scan_histograms = kernels(
@@ -26,23 +26,6 @@ PARALLEL_MIN_WORK = 2_000_000
 # the fills read the (n_features, n_rows) bins through a transposed view (no copy, the
 # memory of large fits as documented in docs/large_files.md).
 ROW_MAJOR_MAX_BYTES = 256 * 2**20
-
-
-@dataclass
-class SubtreeNodes:
-    """A segment's subtree grown in one compiled call, its nodes in the order the Python
-    builder would create them (pre-order); ``parent`` -1 for the segment's root, ``feature``
-    -1 for a leaf, thresholds and missing branches as ``numeric_split`` makes them."""
-
-    parent: np.ndarray
-    branch: np.ndarray
-    feature: np.ndarray
-    threshold: np.ndarray
-    missing_branch: np.ndarray
-    value: np.ndarray
-    impurity: np.ndarray
-    n_samples: np.ndarray
-    weight: np.ndarray
 
 
 @dataclass
@@ -193,7 +176,7 @@ class HistSplitter(SplitterBase):
         return self.grows_natively and (end - start) * self.binned.shape[0] < PARALLEL_MIN_WORK
 
     def grow_segment(self, start: int, end: int, depth: int, weights: np.ndarray, rules,
-                     total_weight: float) -> SubtreeNodes:
+                     total_weight: float) -> Tree:
         """Grow the segment ``start:end`` at ``depth``, with class weights ``weights``, into
         the subtree the builder of ``growing/builders.py`` would grow (``rules``: its
         ``StoppingRules``), in one compiled call (``_kernels/hist_grow.py``)."""
@@ -230,17 +213,28 @@ class HistSplitter(SplitterBase):
                        np.empty(capacity), np.empty(capacity, dtype=np.int64),
                        np.empty(capacity))
 
-    def _subtree_nodes(self, size: int, out: tuple) -> SubtreeNodes:
-        """The first ``size`` nodes a kernel wrote into ``_subtree_outputs``, with their
-        thresholds."""
+    def _subtree_nodes(self, size: int, out: tuple) -> Tree:
+        """The subtree of the first ``size`` nodes a kernel wrote into ``_subtree_outputs``
+        (pre-order: a split's left child follows it), with the thresholds of its cuts."""
         (parent, branch, feature, last_bin, next_bin, missing_left, value, impurity,
          n_samples, weight) = (array[:size] for array in out)
+        split = feature >= 0
         threshold = np.full(size, np.nan)
-        for i in np.flatnonzero(feature >= 0):
+        for i in np.flatnonzero(split):
             f, b, nb = int(feature[i]), int(last_bin[i]), int(next_bin[i])
             threshold[i] = self.binner.threshold(f, b, nb) if nb < self.n_bins[f] else np.inf
-        return SubtreeNodes(parent, branch, feature, threshold,
-                            np.where(missing_left, 0, 1), value, impurity, n_samples, weight)
+        children = np.full((size, 2), -1, dtype=np.int64)
+        below = parent >= 0
+        children[parent[below], branch[below]] = np.flatnonzero(below)
+        return Tree(kind=np.where(split, NUMERIC, LEAF).astype(np.int8),
+                    feature=feature.astype(np.int32), threshold=threshold,
+                    child_ptr=np.concatenate([[0], np.cumsum(split * 2)]).astype(np.int64),
+                    child_ids=children[split].ravel().astype(np.int32),
+                    missing_branch=np.where(split & ~missing_left, 1, 0).astype(np.int32),
+                    category_ptr=np.zeros(size + 1, dtype=np.int64),
+                    category_branch=np.zeros(0, dtype=np.int32), value=value,
+                    impurity=impurity, n_node_samples=n_samples,
+                    weighted_n_node_samples=weight)
 
     def release(self, start: int, end: int) -> None:
         """Forget a segment that became a leaf without a split search."""
