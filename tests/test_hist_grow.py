@@ -211,3 +211,19 @@ def test_a_categorical_feature_keeps_regression_on_the_python_builder(monkeypatc
     model, segments = _fit_regressor(X, y, native=True, monkeypatch=monkeypatch,
                                      categorical_features=[0])
     assert segments == 0 and model.tree_.kind.shape[0] > 1
+
+
+def test_depths_by_pointer_jumping_equal_a_walk_from_the_root(monkeypatch):
+    """``Tree.depths`` on trees of recorded nodes and subtrees mixed, shallow and deep."""
+    monkeypatch.setattr(hist_module, "PARALLEL_MIN_WORK", 2 * 50)
+    x = np.arange(300, dtype=float)
+    deepest = []
+    for y in ((np.arange(300) % 2 == 0).astype(int), (x > 150).astype(int)):
+        X = np.column_stack([x, np.sin(x)])
+        tree = DecisionTreeClassifier(splitter="hist").fit(X, y).tree_
+        walked = np.zeros(tree.n_nodes, dtype=np.int64)
+        for node in range(tree.n_nodes):
+            walked[tree.children(node)] = walked[node] + 1
+        np.testing.assert_array_equal(tree.depths(), walked)
+        deepest.append(walked.max())
+    assert deepest[0] > 10 and deepest[1] == 1
