@@ -145,6 +145,27 @@ def test_same_tree_as_exact_when_every_value_has_its_bin():
     np.testing.assert_array_equal(hist.predict(X), exact.predict(X))
 
 
+@pytest.mark.parametrize("value", [1.0, 7.5, 255.0, -1.0, 1e6])
+def test_a_numeric_column_of_one_value_is_one_bin_and_splits_on_missing(value):
+    """A numeric column of one value has no edges: its known rows are bin 0 (not the value
+    read as a category code, which put -1.0 and 255.0 in the missing bin and 1.0 past the
+    column's bins), so a hist tree splits it into known and missing rows as the exact one
+    does."""
+    rng = np.random.default_rng(5)
+    X = np.column_stack([np.full(400, value), rng.normal(size=400)])
+    missing = rng.random(400) < 0.3
+    X[missing, 0] = np.nan
+    y = (missing ^ (rng.random(400) < 0.05)).astype(int)
+    mapper = BinMapper().fit(X, [False, False], [0, 0])
+    binned = mapper.transform(X)
+    assert mapper.n_bins_[0] == 1
+    np.testing.assert_array_equal(binned[0], np.where(missing, mapper.missing_bin_, 0))
+    exact = DecisionTreeClassifier(max_depth=1).fit(X, y)
+    hist = DecisionTreeClassifier(max_depth=1, splitter="hist").fit(X, y)
+    assert exact.tree_.feature[0] == hist.tree_.feature[0] == 0
+    np.testing.assert_array_equal(hist.predict(X), exact.predict(X))
+
+
 def test_held_out_accuracy_close_to_exact():
     X, y = make_classification(60_000, 20, n_informative=10, random_state=0)
     train, test = slice(0, 40_000), slice(40_000, None)

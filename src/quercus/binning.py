@@ -82,6 +82,7 @@ class BinMapper:
         n_bins = np.array([max(int(n_categories[f]), 1) if categorical_mask[f]
                            else edges[f].size + 1 for f in range(n_features)], dtype=np.int64)
         self.edges_ = edges
+        self.categorical_ = np.asarray(categorical_mask, dtype=np.bool_).copy()
         self.n_bins_ = n_bins
         self.missing_bin_ = int(max(n_bins.max(), self.max_bins)) if n_features else 0
         if np.any(n_bins[np.asarray(categorical_mask, dtype=bool)] > 65535):
@@ -113,7 +114,7 @@ class BinMapper:
         grid_start = np.array([g[2] for g in grids], dtype=np.int32).reshape(n_features, -1)
         out = np.empty((n_features, X.shape[0]), dtype=self.dtype_)
         bin_columns(X, np.arange(n_features, dtype=np.int64), all_edges, edge_ptr, grid_low,
-                    grid_scale, grid_start, self.missing_bin_, out)
+                    grid_scale, grid_start, self.categorical_, self.missing_bin_, out)
         return out
 
     def threshold(self, feature: int, last_left_bin: int, next_bin: int) -> float:

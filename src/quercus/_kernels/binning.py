@@ -22,11 +22,13 @@ def edge_grid(edges: np.ndarray, cells: int = GRID_CELLS):
 
 
 @njit(cache=True, inline="always")
-def _bin_of(v, edges, lo, hi, grid_low, grid_scale, grid_start, missing_bin):
+def _bin_of(v, edges, lo, hi, grid_low, grid_scale, grid_start, categorical, missing_bin):
     if np.isnan(v):
         return missing_bin
-    if lo == hi:
+    if categorical:
         return int(v)
+    if lo == hi:  # a numeric feature of one value: one bin
+        return 0
     cells = grid_start.shape[0]
     c = int((v - grid_low) * grid_scale) - 1  # one cell back: safe against rounding
     if c < 0:
@@ -40,11 +42,11 @@ def _bin_of(v, edges, lo, hi, grid_low, grid_scale, grid_start, missing_bin):
 
 
 @njit(parallel=True, cache=True)
-def bin_columns(X, features, edges, edge_ptr, grid_low, grid_scale, grid_start, missing_bin,
-                out):
+def bin_columns(X, features, edges, edge_ptr, grid_low, grid_scale, grid_start, categorical,
+                missing_bin, out):
     """out[i, r] = bin of X[r, features[i]]: the number of edges below the value
     (value <= edges[j] falls in bin j), or ``missing_bin`` for NaN. Categorical features
-    have no edges (edge_ptr[i] == edge_ptr[i+1]); their code is their bin. A grid per
+    (``categorical[i]``) have no edges; their code is their bin. A grid per
     feature (``edge_grid``) finds the value's neighbourhood, a short scan the bin.
 
     Rows are taken in blocks (one thread each) small enough to stay in cache, and a block
@@ -60,5 +62,7 @@ def bin_columns(X, features, edges, edge_ptr, grid_low, grid_scale, grid_start, 
             lo, hi = edge_ptr[i], edge_ptr[i + 1]
             low, scale = grid_low[i], grid_scale[i]
             grid = grid_start[i]
+            is_categorical = categorical[i]
             for r in range(start, end):
-                out[i, r] = _bin_of(X[r, f], edges, lo, hi, low, scale, grid, missing_bin)
+                out[i, r] = _bin_of(X[r, f], edges, lo, hi, low, scale, grid, is_categorical,
+                                    missing_bin)
