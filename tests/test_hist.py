@@ -40,6 +40,27 @@ def test_many_values_get_quantile_bins_matching_searchsorted():
         assert counts.max() < 3 * counts.mean()  # quantiles: roughly equal bins
 
 
+def test_thresholds_of_many_cuts_are_each_cuts_threshold():
+    rng = np.random.default_rng(2)
+    X = np.column_stack([rng.integers(0, 9, 3000) * 0.3, rng.normal(size=3000),
+                         np.where(rng.random(3000) < 0.5, -np.inf, 1e308), np.full(3000, 2.0)])
+    mapper = BinMapper(max_bins=64).fit(X, [False] * 4, [0] * 4)
+    assert 0 in mapper.bin_values_ and 1 not in mapper.bin_values_
+    features, last, following = [], [], []
+    for f in range(3):
+        for b in range(int(mapper.n_bins_[f]) - 1):
+            for nb in range(b + 1, int(mapper.n_bins_[f])):
+                features.append(f)
+                last.append(b)
+                following.append(nb)
+    features, last, following = (np.array(a) for a in (features, last, following))
+    order = rng.permutation(features.size)
+    features, last, following = features[order], last[order], following[order]
+    expected = [mapper.threshold(int(f), int(b), int(nb))
+                for f, b, nb in zip(features, last, following)]
+    np.testing.assert_array_equal(mapper.thresholds(features, last, following), expected)
+
+
 def test_categorical_codes_are_bins():
     X = np.array([[0.0], [2.0], [np.nan], [1.0]])
     mapper = BinMapper().fit(X, [True], [3])

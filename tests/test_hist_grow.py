@@ -164,10 +164,9 @@ REGRESSION_SETTINGS = [
 ]
 
 
-@pytest.mark.parametrize("kernels", ["compiled", "pure"])
 @pytest.mark.parametrize("index", range(len(REGRESSION_SETTINGS)))
-def test_regression_segments_grown_whole_are_the_python_builders_trees(index, kernels,
-                                                                        monkeypatch):
+def test_regression_segments_grown_whole_are_the_python_builders_trees(index, monkeypatch):
+    """(The regressor always runs its kernels compiled: it has no pure path.)"""
     params = dict(REGRESSION_SETTINGS[index])
     weighted = params.pop("weights", False)
     for seed in range(index * 4, index * 4 + 4):
@@ -178,10 +177,8 @@ def test_regression_segments_grown_whole_are_the_python_builders_trees(index, ke
         if seed % 2:
             y = np.round(y, 1)  # ties among the targets' sums
         weight = rng.random(X.shape[0]) * 4 if weighted else None
-        monkeypatch.setenv("QUERCUS_KERNELS", kernels)
         native, segments = _fit_regressor(X, y, native=True, monkeypatch=monkeypatch,
                                           sample_weight=weight, **params)
-        monkeypatch.setenv("QUERCUS_KERNELS", kernels)
         python, none = _fit_regressor(X, y, native=False, monkeypatch=monkeypatch,
                                       sample_weight=weight, **params)
         assert none == 0

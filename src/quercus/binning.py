@@ -117,6 +117,27 @@ class BinMapper:
                     grid_scale, grid_start, self.categorical_, self.missing_bin_, out)
         return out
 
+    def thresholds(self, features: np.ndarray, last_left_bins: np.ndarray,
+                   next_bins: np.ndarray) -> np.ndarray:
+        """``threshold`` of many cuts at once (the same floats): one pass per feature."""
+        out = np.empty(features.shape[0])
+        for f in np.unique(features):
+            at = np.flatnonzero(features == f)
+            low_bin, high_bin = last_left_bins[at], next_bins[at]
+            values = self.bin_values_.get(int(f))
+            if values is None:
+                out[at] = self.edges_[f][low_bin]
+                continue
+            inside = high_bin < values.size
+            low = values[low_bin]
+            high = values[np.where(inside, high_bin, low_bin)]
+            mid = low / 2.0 + high / 2.0
+            between = np.where((mid >= high) | np.isinf(mid), low, mid)
+            edges = self.edges_[f]
+            outer = edges[np.minimum(low_bin, max(edges.size - 1, 0))] if edges.size else low
+            out[at] = np.where(inside, between, outer)
+        return out
+
     def threshold(self, feature: int, last_left_bin: int, next_bin: int) -> float:
         """The threshold of a cut between bins ``last_left_bin`` and ``next_bin`` (the next
         bin holding rows; value <= threshold goes left). With one bin per value it is the

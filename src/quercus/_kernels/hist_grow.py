@@ -19,6 +19,10 @@ from .histogram_regression import scan_sum_histograms
 from .impurity import impurity_of
 
 EPSILON = np.finfo(np.float64).eps
+#: Below this many rows a node's histograms hold only the bins its rows are in (one slot
+#: each, in bin order, the missing bin's slot last), built from its rows: the same cuts
+#: and sums, without filling, subtracting and scanning every bin of every feature.
+SMALL_NODE = 64
 
 
 @njit(cache=True)
@@ -46,6 +50,43 @@ def _grown(array, size):
     bigger = np.empty(shape, dtype=array.dtype)
     bigger[: array.shape[0]] = array
     return bigger
+
+
+@njit(cache=True)
+def _compact(node_bins, missing_bin, slot, present):
+    """Number the known bins among ``node_bins`` in ascending order: ``slot[p]`` gets the
+    compact index of row p's bin (its count of rows, n, for the missing bin),
+    ``present[c]`` the bin of compact index c. Returns how many bins are present."""
+    n = node_bins.shape[0]
+    order = np.argsort(node_bins)
+    m = 0
+    previous = -1
+    for i in range(n):
+        p = order[i]
+        b = np.int64(node_bins[p])
+        if b == missing_bin:
+            slot[p] = n
+            continue
+        if b != previous:
+            present[m] = b
+            m += 1
+            previous = b
+        slot[p] = m - 1
+    return m
+
+
+@njit(cache=True)
+def _is_small(n, n_slots_bins):
+    """Whether a node of n rows is searched in compact histograms (``SMALL_NODE``)."""
+    return n < SMALL_NODE and n + 1 < n_slots_bins
+
+
+@njit(cache=True)
+def _actual_cut(compact, present, n_present, n_bins, cut, next_cut):
+    """The bins of a cut found in compact histograms: (last bin on the left, next bin)."""
+    if not compact:
+        return cut, next_cut
+    return present[cut], present[next_cut] if next_cut < n_present else n_bins
 
 
 @njit(cache=True)
@@ -109,7 +150,14 @@ def grow_subtree(binned_rows, binned, rows, buffer, y, factor, unit, root_hist, 
     missing_left = np.empty(n_features, dtype=np.bool_)
     next_bin = np.empty(n_features, dtype=np.int64)
     tally = np.empty((n_features, n_slots_bins, n_classes), dtype=np.int32)
-    weighted = np.empty_like(root_hist)  # the class weights' histograms (unit: unused)
+    # compact histograms of small nodes (SMALL_NODE), and the class weights' histograms
+    node_bins = np.empty(SMALL_NODE, dtype=binned.dtype)
+    slot = np.empty(SMALL_NODE, dtype=np.int64)
+    present = np.empty((n_features, SMALL_NODE + 1), dtype=np.int64)
+    present_bins = np.empty_like(n_bins)
+    compact_hist = np.empty(n_features * (SMALL_NODE + 1) * n_classes)
+    compact_count = np.empty(n_features * (SMALL_NODE + 1), dtype=np.int64)
+    weighted = np.empty(max(root_hist.size, compact_hist.size))  # (unit: unused)
     total = np.empty(n_classes)
     goes_left = np.zeros(n_slots_bins, dtype=np.bool_)
     child_counts = np.empty((2, n_classes))
@@ -146,34 +194,54 @@ def grow_subtree(binned_rows, binned, rows, buffer, y, factor, unit, root_hist, 
         n = hi - lo
         if _is_leaf(n, depth + level, weight, impurity, limits, min_weight_leaf):
             continue
-        hist, count = hists[level, branch], counts[level, branch]
-        if not unit:
+        compact = _is_small(n, n_slots_bins)
+        if compact:
+            slots, searched_bins, searched_missing = n + 1, present_bins, n
+            hist = compact_hist[: n_features * slots * n_classes].reshape(
+                n_features, slots, n_classes)
+            count = compact_count[: n_features * slots].reshape(n_features, slots)
+            hist[:] = 0.0
+            count[:] = 0
             for f in range(n_features):
-                for b in range(n_slots_bins):
+                for i in range(n):
+                    node_bins[i] = binned[f, rows[lo + i]]
+                present_bins[f] = _compact(node_bins[:n], missing_bin, slot, present[f])
+                for i in range(n):
+                    hist[f, slot[i], y[rows[lo + i]]] += 1.0
+                    count[f, slot[i]] += 1
+        else:
+            slots, searched_bins, searched_missing = n_slots_bins, n_bins, missing_bin
+            hist, count = hists[level, branch], counts[level, branch]
+        searched = hist
+        if not unit:
+            searched = weighted[: hist.size].reshape(hist.shape)
+            for f in range(n_features):
+                for b in range(slots):
                     for k in range(n_classes):
-                        weighted[f, b, k] = hist[f, b, k] * factor[k]
-        searched = hist if unit else weighted
+                        searched[f, b, k] = hist[f, b, k] * factor[k]
         total[:] = 0.0
-        for b in range(n_slots_bins):
+        for b in range(slots):
             for k in range(n_classes):
                 total[k] += searched[0, b, k]
-        scan_histograms(searched, count, features, n_bins, missing_bin, criterion,
+        scan_histograms(searched, count, features, searched_bins, searched_missing, criterion,
                         min_samples_leaf, min_weight_leaf, total, n, monotonic, 0.0, 1.0,
                         proxy, last_bin, missing_left, next_bin)
         best = _first_best(proxy)
         if proxy[best] == -np.inf:
             continue
-        f, cut, to_left = best, last_bin[best], missing_left[best]
+        f, to_left = best, missing_left[best]
         # the children's class counts, weights and impurities, from the split's histogram
         for k in range(n_classes):
             left = 0.0
             whole = 0.0
-            for b in range(n_slots_bins):
+            for b in range(slots):
                 whole += hist[f, b, k]
-                if b <= cut or (b == missing_bin and to_left):
+                if b <= last_bin[f] or (b == searched_missing and to_left):
                     left += hist[f, b, k]
             child_counts[0, k] = left
             child_counts[1, k] = whole - left
+        cut, cut_next = _actual_cut(compact, present[f], present_bins[f], n_bins[f],
+                                    last_bin[f], next_bin[f])
         for c in range(2):
             child_weight[c] = _weights_of(child_counts[c], factor, child_weights[c])
             child_impurity[c] = impurity_of(child_weights[c], criterion)
@@ -186,13 +254,15 @@ def grow_subtree(binned_rows, binned, rows, buffer, y, factor, unit, root_hist, 
             goes_left[b] = b <= cut or (b == missing_bin and to_left)
         mid = lo + partition_by_bin(binned[f], rows, lo, hi, goes_left, buffer)
         out_feature[node], out_last_bin[node] = f, cut
-        out_next_bin[node], out_missing_left[node] = next_bin[best], to_left
-        # the children's histograms, for those that may split
+        out_next_bin[node], out_missing_left[node] = cut_next, to_left
+        # the full histograms of the children that may split and are not small
         sizes = (mid - lo, hi - mid)
         needed = (not _is_leaf(sizes[0], depth + level + 1, child_weight[0], child_impurity[0],
-                               limits, min_weight_leaf),
+                               limits, min_weight_leaf)
+                  and not _is_small(sizes[0], n_slots_bins),
                   not _is_leaf(sizes[1], depth + level + 1, child_weight[1], child_impurity[1],
-                               limits, min_weight_leaf))
+                               limits, min_weight_leaf)
+                  and not _is_small(sizes[1], n_slots_bins))
         if needed[0] or needed[1]:
             if level + 1 >= hists.shape[0]:
                 hists = _grown(hists, level + 2)
@@ -238,7 +308,7 @@ def grow_sum_subtree(bins, words, limbs, copy, root_hist, root_totals, root_sums
     ``SumLayout._arrays``, with ``limits`` ending in the digit, the count column of each
     and whether weights are unit. Writes the same node fields (value: the mean target)."""
     n_features, n_slots_bins, hist_width = root_hist.shape
-    width = root_totals.shape[0]
+    width = root_totals.shape[0]  # of a row's limbs
     n_sums = hist_width - 1
     offsets, sizes, scales = layout
     hist_offsets, hist_sizes, hist_scales = hist_layout
@@ -250,8 +320,15 @@ def grow_sum_subtree(bins, words, limbs, copy, root_hist, root_totals, root_sums
     last_bin = np.empty(n_features, dtype=np.int64)
     missing_left = np.empty(n_features, dtype=np.bool_)
     next_bin = np.empty(n_features, dtype=np.int64)
-    sums = np.empty((n_features * n_slots_bins, 3))
-    counts = np.empty(n_features * n_slots_bins, dtype=np.int64)
+    # compact histograms of small nodes (SMALL_NODE), and the rounded sums of either kind
+    node_bins = np.empty(SMALL_NODE, dtype=bins[0].dtype)
+    slot = np.empty(SMALL_NODE, dtype=np.int64)
+    present = np.empty((n_features, SMALL_NODE + 1), dtype=np.int64)
+    present_bins = np.empty_like(n_bins)
+    compact_hist = np.empty(n_features * (SMALL_NODE + 1) * hist_width, dtype=np.int64)
+    cells = n_features * max(n_slots_bins, SMALL_NODE + 1)
+    sums = np.empty((cells, 3))
+    counts = np.empty(cells, dtype=np.int64)
     no_counts = np.zeros(0, dtype=np.int64)
     goes_left = np.zeros(n_slots_bins, dtype=np.bool_)
     children = np.empty((2, width), dtype=np.int64)
@@ -284,28 +361,49 @@ def grow_sum_subtree(bins, words, limbs, copy, root_hist, root_totals, root_sums
         if _is_leaf(n, depth + level, w, impurity, limits, min_weight_leaf):
             continue
         k = (copy + level) % 2
-        hist = hists[level, branch]
-        round_sums(hist.reshape(n_features * n_slots_bins, hist_width), hist_offsets,
-                   hist_sizes, hist_scales, digit, hist_count, unit, 2, sums, counts)
-        searched = sums.reshape(n_features, n_slots_bins, 3)
-        count = counts.reshape(n_features, n_slots_bins)
+        compact = _is_small(n, n_slots_bins)
+        if compact:
+            slots, searched_bins, searched_missing = n + 1, present_bins, n
+            hist = compact_hist[: n_features * slots * hist_width].reshape(
+                n_features, slots, hist_width)
+            hist[:] = 0
+            node_order, node_limbs = bins[k], limbs[k]
+            for f in range(n_features):
+                for i in range(n):
+                    node_bins[i] = node_order[lo + i, f]
+                present_bins[f] = _compact(node_bins[:n], missing_bin, slot, present[f])
+                for i in range(n):
+                    for j in range(n_sums):
+                        hist[f, slot[i], j] += node_limbs[lo + i, j]
+                    hist[f, slot[i], n_sums] += 1
+        else:
+            slots, searched_bins, searched_missing = n_slots_bins, n_bins, missing_bin
+            hist = hists[level, branch]
+        used = n_features * slots
+        round_sums(hist.reshape(used, hist_width), hist_offsets, hist_sizes, hist_scales,
+                   digit, hist_count, unit, 2, sums[:used], counts[:used])
+        searched = sums[:used].reshape(n_features, slots, 3)
+        count = counts[:used].reshape(n_features, slots)
         w_total = 0.0
         s_total = 0.0
-        for b in range(n_slots_bins):
+        for b in range(slots):
             w_total += searched[0, b, 0]
             s_total += searched[0, b, 1]
-        scan_sum_histograms(searched, count, features, n_bins, missing_bin, min_samples_leaf,
-                            min_weight_leaf, w_total, s_total, n, proxy, last_bin,
-                            missing_left, next_bin)
+        scan_sum_histograms(searched, count, features, searched_bins, searched_missing,
+                            min_samples_leaf, min_weight_leaf, w_total, s_total, n, proxy,
+                            last_bin, missing_left, next_bin)
         best = _first_best(proxy)
         if proxy[best] == -np.inf:
             continue
-        f, cut, to_left = best, last_bin[best], missing_left[best]
+        f, to_left = best, missing_left[best]
         n_left = 0
+        for b in range(slots):
+            if b <= last_bin[f] or (b == searched_missing and to_left):
+                n_left += count[f, b]
+        cut, cut_next = _actual_cut(compact, present[f], present_bins[f], n_bins[f],
+                                    last_bin[f], next_bin[f])
         for b in range(n_slots_bins):
             goes_left[b] = b <= cut or (b == missing_bin and to_left)
-            if goes_left[b]:
-                n_left += count[f, b]
         n_left = partition_ordered(bins[k], words[k], limbs[k], words[1 - k], limbs[1 - k],
                                    lo, hi, f, goes_left, n_left, children[0])
         mid = lo + n_left
@@ -322,12 +420,14 @@ def grow_sum_subtree(bins, words, limbs, copy, root_hist, root_totals, root_sums
         if improvement + EPSILON < min_decrease:
             continue
         out_feature[node], out_last_bin[node] = f, cut
-        out_next_bin[node], out_missing_left[node] = next_bin[best], to_left
+        out_next_bin[node], out_missing_left[node] = cut_next, to_left
         sizes_ = (mid - lo, hi - mid)
         needed = (not _is_leaf(sizes_[0], depth + level + 1, child_sums[0, 0],
-                               child_impurity[0], limits, min_weight_leaf),
+                               child_impurity[0], limits, min_weight_leaf)
+                  and not _is_small(sizes_[0], n_slots_bins),
                   not _is_leaf(sizes_[1], depth + level + 1, child_sums[1, 0],
-                               child_impurity[1], limits, min_weight_leaf))
+                               child_impurity[1], limits, min_weight_leaf)
+                  and not _is_small(sizes_[1], n_slots_bins))
         if needed[0] or needed[1]:
             if level + 1 >= hists.shape[0]:
                 hists = _grown(hists, level + 2)

@@ -220,9 +220,11 @@ class HistSplitter(SplitterBase):
          n_samples, weight) = (array[:size] for array in out)
         split = feature >= 0
         threshold = np.full(size, np.nan)
-        for i in np.flatnonzero(split):
-            f, b, nb = int(feature[i]), int(last_bin[i]), int(next_bin[i])
-            threshold[i] = self.binner.threshold(f, b, nb) if nb < self.n_bins[f] else np.inf
+        at = np.flatnonzero(split)
+        known_right = next_bin[at] < self.n_bins[feature[at]]  # else missing rows alone
+        threshold[at] = np.inf
+        cuts = at[known_right]
+        threshold[cuts] = self.binner.thresholds(feature[cuts], last_bin[cuts], next_bin[cuts])
         children = np.full((size, 2), -1, dtype=np.int64)
         below = parent >= 0
         children[parent[below], branch[below]] = np.flatnonzero(below)
