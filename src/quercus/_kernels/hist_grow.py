@@ -44,12 +44,53 @@ def _weights_of(counts, factor, out):
 
 
 @njit(cache=True)
-def _grown(array, size):
-    """A copy of ``array`` whose first axis holds at least ``size`` entries."""
-    shape = (max(size, 2 * array.shape[0]),) + array.shape[1:]
-    bigger = np.empty(shape, dtype=array.dtype)
-    bigger[: array.shape[0]] = array
+def _grown(buffer, size):
+    """A copy of the flat ``buffer`` with room for at least ``size`` entries."""
+    bigger = np.empty(max(size, 2 * buffer.shape[0]), dtype=buffer.dtype)
+    _put(bigger, buffer)
     return bigger
+
+
+@njit(cache=True)
+def _flat(buffer, level, branch, size):
+    """The histograms of the node at ``level`` below the segment's root and ``branch``, in
+    the flat ``buffer`` of two slots of ``size`` entries per level."""
+    at = (2 * level + branch) * size
+    return buffer[at : at + size]
+
+
+@njit(cache=True)
+def _slot(buffer, level, branch, shape):
+    """``_flat``'s slot in the histograms' shape."""
+    size = 1
+    for extent in shape:
+        size *= extent
+    return _flat(buffer, level, branch, size).reshape(shape)
+
+
+@njit(cache=True)
+def _put(out, values):
+    """out[i] = values[i] (loops over 1-d arrays compile quicker than array expressions)."""
+    for i in range(values.shape[0]):
+        out[i] = values[i]
+
+
+@njit(cache=True)
+def _subtract(out, whole, part):
+    for i in range(out.shape[0]):
+        out[i] = whole[i] - part[i]
+
+
+@njit(cache=True)
+def _zero(out):
+    for i in range(out.shape[0]):
+        out[i] = 0
+
+
+@njit(cache=True)
+def _stack_rows(limits, depth, n):
+    """Entries the depth-first stack can hold at once: two per level below the root."""
+    return 2 * (min(limits[0] - depth, n) + 2)
 
 
 @njit(cache=True)
@@ -58,7 +99,14 @@ def _compact(node_bins, missing_bin, slot, present):
     compact index of row p's bin (its count of rows, n, for the missing bin),
     ``present[c]`` the bin of compact index c. Returns how many bins are present."""
     n = node_bins.shape[0]
-    order = np.argsort(node_bins)
+    order = np.empty(n, dtype=np.int64)
+    for i in range(n):  # insertion sort by bin: few rows (and quick to compile)
+        b = node_bins[i]
+        j = i
+        while j > 0 and node_bins[order[j - 1]] > b:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = i
     m = 0
     previous = -1
     for i in range(n):
@@ -165,23 +213,24 @@ def grow_subtree(binned_rows, binned, rows, buffer, y, factor, unit, root_hist, 
     child_weight = np.empty(2)
     child_impurity = np.empty(2)
     # the histograms of the nodes waiting or searched, by depth below the root and branch
-    levels = 16
-    hists = np.empty((levels, 2, n_features, n_slots_bins, n_classes))
-    counts = np.empty((levels, 2, n_features, n_slots_bins), dtype=np.int64)
-    hists[0, 0] = root_hist
-    counts[0, 0] = root_counts
+    hist_shape = (n_features, n_slots_bins, n_classes)
+    count_shape = (n_features, n_slots_bins)
+    hists = np.empty(32 * root_hist.size)  # 16 levels of two slots, grown when needed
+    counts = np.empty(32 * root_counts.size, dtype=np.int64)
+    _put(hists, root_hist.ravel())
+    _put(counts, root_counts.ravel())
     # the stack of nodes to visit: start, end, depth below the root, parent, branch
-    stack = np.empty((levels + 2, 5), dtype=np.int64)
-    stack_weights = np.empty((levels + 2, n_classes))
+    stack = np.empty((_stack_rows(limits, depth, end - start), 5), dtype=np.int64)
+    stack_weights = np.empty((stack.shape[0], n_classes))
     stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3], stack[0, 4] = start, end, 0, -1, 0
-    stack_weights[0] = root_weights
+    _put(stack_weights[0], root_weights)
     top = 1
     n_nodes = 0
     while top > 0:
         top -= 1
         lo, hi, level, parent, branch = (stack[top, 0], stack[top, 1], stack[top, 2],
                                          stack[top, 3], stack[top, 4])
-        value = stack_weights[top].copy()
+        value = stack_weights[top]
         weight = 0.0
         for k in range(n_classes):
             weight += value[k]
@@ -190,7 +239,7 @@ def grow_subtree(binned_rows, binned, rows, buffer, y, factor, unit, root_hist, 
         n_nodes += 1
         _record(node, parent, branch, impurity, hi - lo, weight, out_parent, out_branch,
                 out_feature, out_impurity, out_n, out_weight)
-        out_value[node] = value
+        _put(out_value[node], value)
         n = hi - lo
         if _is_leaf(n, depth + level, weight, impurity, limits, min_weight_leaf):
             continue
@@ -200,8 +249,8 @@ def grow_subtree(binned_rows, binned, rows, buffer, y, factor, unit, root_hist, 
             hist = compact_hist[: n_features * slots * n_classes].reshape(
                 n_features, slots, n_classes)
             count = compact_count[: n_features * slots].reshape(n_features, slots)
-            hist[:] = 0.0
-            count[:] = 0
+            _zero(compact_hist[: n_features * slots * n_classes])
+            _zero(compact_count[: n_features * slots])
             for f in range(n_features):
                 for i in range(n):
                     node_bins[i] = binned[f, rows[lo + i]]
@@ -211,7 +260,8 @@ def grow_subtree(binned_rows, binned, rows, buffer, y, factor, unit, root_hist, 
                     count[f, slot[i]] += 1
         else:
             slots, searched_bins, searched_missing = n_slots_bins, n_bins, missing_bin
-            hist, count = hists[level, branch], counts[level, branch]
+            hist = _slot(hists, level, branch, hist_shape)
+            count = _slot(counts, level, branch, count_shape)
         searched = hist
         if not unit:
             searched = weighted[: hist.size].reshape(hist.shape)
@@ -219,7 +269,7 @@ def grow_subtree(binned_rows, binned, rows, buffer, y, factor, unit, root_hist, 
                 for b in range(slots):
                     for k in range(n_classes):
                         searched[f, b, k] = hist[f, b, k] * factor[k]
-        total[:] = 0.0
+        _zero(total)
         for b in range(slots):
             for k in range(n_classes):
                 total[k] += searched[0, b, k]
@@ -264,22 +314,26 @@ def grow_subtree(binned_rows, binned, rows, buffer, y, factor, unit, root_hist, 
                                limits, min_weight_leaf)
                   and not _is_small(sizes[1], n_slots_bins))
         if needed[0] or needed[1]:
-            if level + 1 >= hists.shape[0]:
-                hists = _grown(hists, level + 2)
-                counts = _grown(counts, level + 2)
-                hist, count = hists[level, branch], counts[level, branch]
+            if 2 * (level + 2) * root_hist.size > hists.shape[0]:
+                hists = _grown(hists, 2 * (level + 2) * root_hist.size)
+                counts = _grown(counts, 2 * (level + 2) * root_counts.size)
+                hist = _slot(hists, level, branch, hist_shape)
+                count = _slot(counts, level, branch, count_shape)
             small = 0 if sizes[0] <= sizes[1] else 1
             small_lo, small_hi = (lo, mid) if small == 0 else (mid, hi)
-            small_hist, small_count = hists[level + 1, small], counts[level + 1, small]
+            small_hist = _slot(hists, level + 1, small, hist_shape)
+            small_count = _slot(counts, level + 1, small, count_shape)
             _count_features(binned_rows, rows[small_lo:small_hi], y, tally, small_hist,
                             small_count, 0, n_features)
             if needed[1 - small]:
-                hists[level + 1, 1 - small] = hist - small_hist
-                counts[level + 1, 1 - small] = count - small_count
-        if top + 2 > stack.shape[0]:
-            stack = _grown(stack, top + 2)
-            stack_weights = _grown(stack_weights, top + 2)
-        stack_weights[top], stack_weights[top + 1] = child_weights[1], child_weights[0]
+                _subtract(_flat(hists, level + 1, 1 - small, root_hist.size),
+                          _flat(hists, level, branch, root_hist.size),
+                          _flat(hists, level + 1, small, root_hist.size))
+                _subtract(_flat(counts, level + 1, 1 - small, root_counts.size),
+                          _flat(counts, level, branch, root_counts.size),
+                          _flat(counts, level + 1, small, root_counts.size))
+        _put(stack_weights[top], child_weights[1])
+        _put(stack_weights[top + 1], child_weights[0])
         top = _push_children(stack, top, lo, mid, hi, level, node)
     return n_nodes
 
@@ -334,15 +388,15 @@ def grow_sum_subtree(bins, words, limbs, copy, root_hist, root_totals, root_sums
     children = np.empty((2, width), dtype=np.int64)
     child_sums = np.empty((2, 3))
     child_impurity = np.empty(2)
-    levels = 16
-    hists = np.empty((levels, 2, n_features, n_slots_bins, hist_width), dtype=np.int64)
-    hists[0, 0] = root_hist
-    stack = np.empty((levels + 2, 5), dtype=np.int64)
-    stack_totals = np.empty((levels + 2, width), dtype=np.int64)
-    stack_sums = np.empty((levels + 2, 3))
+    hist_shape = (n_features, n_slots_bins, hist_width)
+    hists = np.empty(32 * root_hist.size, dtype=np.int64)  # as in grow_subtree
+    _put(hists, root_hist.ravel())
+    stack = np.empty((_stack_rows(limits, depth, end - start), 5), dtype=np.int64)
+    stack_totals = np.empty((stack.shape[0], width), dtype=np.int64)
+    stack_sums = np.empty((stack.shape[0], 3))
     stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3], stack[0, 4] = start, end, 0, -1, 0
-    stack_totals[0] = root_totals
-    stack_sums[0] = root_sums
+    _put(stack_totals[0], root_totals)
+    _put(stack_sums[0], root_sums)
     top = 1
     n_nodes = 0
     while top > 0:
@@ -350,7 +404,7 @@ def grow_sum_subtree(bins, words, limbs, copy, root_hist, root_totals, root_sums
         lo, hi, level, parent, branch = (stack[top, 0], stack[top, 1], stack[top, 2],
                                          stack[top, 3], stack[top, 4])
         w, s, q = stack_sums[top, 0], stack_sums[top, 1], stack_sums[top, 2]
-        totals = stack_totals[top].copy()
+        totals = stack_totals[top]
         impurity = _squared_error(w, s, q)
         node = n_nodes
         n_nodes += 1
@@ -366,7 +420,7 @@ def grow_sum_subtree(bins, words, limbs, copy, root_hist, root_totals, root_sums
             slots, searched_bins, searched_missing = n + 1, present_bins, n
             hist = compact_hist[: n_features * slots * hist_width].reshape(
                 n_features, slots, hist_width)
-            hist[:] = 0
+            _zero(compact_hist[: n_features * slots * hist_width])
             node_order, node_limbs = bins[k], limbs[k]
             for f in range(n_features):
                 for i in range(n):
@@ -378,7 +432,7 @@ def grow_sum_subtree(bins, words, limbs, copy, root_hist, root_totals, root_sums
                     hist[f, slot[i], n_sums] += 1
         else:
             slots, searched_bins, searched_missing = n_slots_bins, n_bins, missing_bin
-            hist = hists[level, branch]
+            hist = _slot(hists, level, branch, hist_shape)
         used = n_features * slots
         round_sums(hist.reshape(used, hist_width), hist_offsets, hist_sizes, hist_scales,
                    digit, hist_count, unit, 2, sums[:used], counts[:used])
@@ -429,21 +483,21 @@ def grow_sum_subtree(bins, words, limbs, copy, root_hist, root_totals, root_sums
                                child_impurity[1], limits, min_weight_leaf)
                   and not _is_small(sizes_[1], n_slots_bins))
         if needed[0] or needed[1]:
-            if level + 1 >= hists.shape[0]:
-                hists = _grown(hists, level + 2)
-                hist = hists[level, branch]
+            if 2 * (level + 2) * root_hist.size > hists.shape[0]:
+                hists = _grown(hists, 2 * (level + 2) * root_hist.size)
+                hist = _slot(hists, level, branch, hist_shape)
             small = 0 if sizes_[0] <= sizes_[1] else 1
             small_lo, small_hi = (lo, mid) if small == 0 else (mid, hi)
-            small_hist = hists[level + 1, small]
+            small_hist = _slot(hists, level + 1, small, hist_shape)
             _fill_ordered(bins[1 - k], limbs[1 - k], small_lo, small_hi, n_sums, small_hist,
                           0, n_features)
             if needed[1 - small]:
-                hists[level + 1, 1 - small] = hist - small_hist
-        if top + 2 > stack.shape[0]:
-            stack = _grown(stack, top + 2)
-            stack_totals = _grown(stack_totals, top + 2)
-            stack_sums = _grown(stack_sums, top + 2)
-        stack_totals[top], stack_totals[top + 1] = children[1], children[0]
-        stack_sums[top], stack_sums[top + 1] = child_sums[1], child_sums[0]
+                _subtract(_flat(hists, level + 1, 1 - small, root_hist.size),
+                          _flat(hists, level, branch, root_hist.size),
+                          _flat(hists, level + 1, small, root_hist.size))
+        _put(stack_totals[top], children[1])
+        _put(stack_totals[top + 1], children[0])
+        _put(stack_sums[top], child_sums[1])
+        _put(stack_sums[top + 1], child_sums[0])
         top = _push_children(stack, top, lo, mid, hi, level, node)
     return n_nodes
