@@ -12,9 +12,11 @@ from quercus.splitting import hist as hist_module
 from quercus.splitting.hist import HistSplitter
 
 
-def _fit(X, y, *, native, monkeypatch, sample_weight=None, **params):
-    """A hist fit with segments grown whole (``native``) or node by node in Python; returns
-    the model and how many segments grew whole."""
+def _fit(X, y, *, native, monkeypatch, sample_weight=None, kernels="compiled", **params):
+    """A hist fit with segments grown whole (``native``) or node by node in Python, on the
+    ``kernels`` copy (QUERCUS_KERNELS); returns the model and how many segments grew
+    whole."""
+    monkeypatch.setenv("QUERCUS_KERNELS", kernels)
     grown = []
     real = HistSplitter.grow_segment
     monkeypatch.setattr(HistSplitter, "grow_segment",
@@ -67,10 +69,10 @@ def test_segments_grown_whole_are_the_python_builders_trees(index, kernels, monk
     params = SETTINGS[index]
     for seed in range(index * 5, index * 5 + 5):
         X, y = _problem(seed)
-        monkeypatch.setenv("QUERCUS_KERNELS", kernels)
-        native, segments = _fit(X, y, native=True, monkeypatch=monkeypatch, **params)
-        monkeypatch.setenv("QUERCUS_KERNELS", kernels)
-        python, none = _fit(X, y, native=False, monkeypatch=monkeypatch, **params)
+        native, segments = _fit(X, y, native=True, monkeypatch=monkeypatch, kernels=kernels,
+                                **params)
+        python, none = _fit(X, y, native=False, monkeypatch=monkeypatch, kernels=kernels,
+                            **params)
         assert none == 0
         if native.tree_.kind.shape[0] > 1:
             assert segments == 1  # the whole tree, from its root
@@ -142,6 +144,7 @@ def _fit_regressor(X, y, *, native, monkeypatch, sample_weight=None, **params):
     from quercus import DecisionTreeRegressor
     from quercus.splitting.hist_regression import RegressionHistSplitter
 
+    monkeypatch.setenv("QUERCUS_KERNELS", "compiled")
     grown = []
     real = RegressionHistSplitter.grow_segment
     monkeypatch.setattr(RegressionHistSplitter, "grow_segment",
@@ -224,3 +227,23 @@ def test_depths_by_pointer_jumping_equal_a_walk_from_the_root(monkeypatch):
         np.testing.assert_array_equal(tree.depths(), walked)
         deepest.append(walked.max())
     assert deepest[0] > 10 and deepest[1] == 1
+
+
+@pytest.mark.parametrize("cached", [False, True])
+def test_a_first_run_grows_node_by_node_until_the_kernels_are_cached(cached, monkeypatch):
+    """Without QUERCUS_KERNELS, compiled fits grow segments whole only once numba's cache
+    holds the hist family (compiling them takes several seconds more than the node-by-node
+    kernels; the warm-up compiles them in the background); the tree is the same."""
+    from quercus import _kernel_path
+
+    X, y = make_classification(3000, 5, n_informative=4, n_redundant=0, random_state=6)
+    reference, _ = _fit(X, y, native=False, monkeypatch=monkeypatch)
+    grown = []
+    real = HistSplitter.grow_segment
+    monkeypatch.setattr(HistSplitter, "grow_segment",
+                        lambda self, *args: grown.append(args) or real(self, *args))
+    monkeypatch.delenv("QUERCUS_KERNELS", raising=False)
+    monkeypatch.setattr(_kernel_path, "cached", lambda family: cached)
+    model = DecisionTreeClassifier(splitter="hist").fit(X, y)
+    assert len(grown) == (1 if cached else 0)
+    _assert_same_tree(model, reference)

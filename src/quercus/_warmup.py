@@ -77,6 +77,14 @@ def warm(families, done=None) -> None:
                     model.predict_proba(X)
                 except Exception:  # noqa: BLE001 - the warm-up never stops a user's run
                     failed = True
+        if family == "hist":  # the regressor's subtrees grown whole (_kernels/hist_grow.py)
+            try:
+                from . import DecisionTreeRegressor
+
+                target = numeric["a"].fillna(0.0).to_numpy() * 2.0 + numeric["c"].to_numpy()
+                DecisionTreeRegressor(splitter="hist").fit(numeric, target).predict(numeric)
+            except Exception:  # noqa: BLE001 - as above
+                failed = True
         if not failed:  # every kernel it ran is cached for the current source
             _kernel_path.refresh_index(family)
         if done is not None:

@@ -9,6 +9,7 @@ from functools import cached_property
 
 import numpy as np
 
+from .. import _kernel_path
 from .._kernel_path import kernels
 from ..binning import BinMapper
 from ..tree import CATEGORICAL, LEAF, NUMERIC, Tree
@@ -35,6 +36,17 @@ class _Siblings:
     parent: tuple
     small: tuple  # (start, end) of the child with fewer rows
     small_hist: tuple | None = None
+
+
+def growth_kernels_ready() -> bool:
+    """Whether growing segments whole costs no compiling now: the pure copy runs, a copy is
+    forced (``QUERCUS_KERNELS``), or numba's cache holds the hist family's kernels. Else
+    (a first run) the Python builder grows the tree on kernels that compile in a few
+    seconds, while the background warm-up (``_warmup``) compiles the whole-segment ones
+    (several more) for the next fit."""
+    if _kernel_path.running_pure() or _kernel_path.forced_mode() != "auto":
+        return True
+    return _kernel_path.cached("hist")
 
 
 def per_class_factors(y: np.ndarray, weights: np.ndarray, n_classes: int) -> np.ndarray | None:
@@ -164,11 +176,12 @@ class HistSplitter(SplitterBase):
     def grows_natively(self) -> bool:
         """Whether segments may grow whole in compiled code (``grow_segment``): this class
         itself, weights per class (summed in class order: unit factors or fewer than 8
-        classes), numeric features only, no feature sampling, no monotonic constraints."""
+        classes), numeric features only, no feature sampling, no monotonic constraints,
+        and the kernels ready (``growth_kernels_ready``)."""
         return (type(self) is HistSplitter and self.class_factor is not None
                 and (self._unit_factors or self.n_classes < 8)
                 and self.max_features is None and self.monotonic_cst is None
-                and not self.categorical_mask.any())
+                and not self.categorical_mask.any() and growth_kernels_ready())
 
     def grows_whole(self, start: int, end: int) -> bool:
         """Whether the segment grows whole in one compiled call: ``grows_natively`` and

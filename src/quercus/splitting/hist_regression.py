@@ -28,7 +28,7 @@ import numpy as np
 
 from .._kernel_path import kernels
 from .exact_sums import SumLayout, layout_of
-from .hist import HistSplitter, _Siblings
+from .hist import HistSplitter, _Siblings, growth_kernels_ready
 from .regression import RegressionNodes, class_free_options
 
 scan_sum_histograms = kernels("histogram_regression", "scan_sum_histograms")
@@ -113,8 +113,9 @@ class RegressionHistSplitter(RegressionNodes, HistSplitter):
     @cached_property
     def grows_natively(self) -> bool:
         """Whether segments may grow whole in compiled code (``grow_segment``): this class
-        itself, numeric features only."""
-        return type(self) is RegressionHistSplitter and not self.categorical_mask.any()
+        itself, numeric features only, the kernels ready (``growth_kernels_ready``)."""
+        return (type(self) is RegressionHistSplitter and not self.categorical_mask.any()
+                and growth_kernels_ready())
 
     def grow_segment(self, start: int, end: int, depth: int, weights: np.ndarray, rules,
                      total_weight: float):
