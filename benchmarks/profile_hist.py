@@ -17,8 +17,14 @@ and the scan. For classification:
   subtraction is numpy in the splitter and counted under "rest";
 - split search: ``scan_histograms`` (numeric) and ``best_subset_split`` (categorical);
 - partition: ``partition_by_bin``;
+- segments grown whole: ``grow_subtree`` (``grow_sum_subtree`` for regression), which
+  grows a segment under ``PARALLEL_MIN_WORK`` rows x features in one compiled call, its
+  fills, scans and partitions inside (the phases above are then the big nodes' only);
 - rest: the Python builder and splitter around them (node bookkeeping, subtraction,
   candidate objects), the whole fit minus the above.
+
+``--node-by-node`` turns the whole segments off: every node through the Python builder, as
+before they existed (the same tree).
 
 The timers wrap module attributes from outside; the library is not changed.
 """
@@ -57,6 +63,7 @@ def install() -> None:
     hist_module.scan_histograms = timed("split search", hist_module.scan_histograms)
     hist_module.best_subset_split = timed("split search", hist_module.best_subset_split)
     hist_module.partition_by_bin = timed("partition", hist_module.partition_by_bin)
+    hist_module.grow_subtree = timed("segments grown whole", hist_module.grow_subtree)
     install_binning()
 
 
@@ -66,7 +73,7 @@ def install_binning() -> None:
 
 
 REGRESSION_PHASES = ["binning (edges)", "binning (transform)", "row limbs", "histograms",
-                     "partition", "rounding", "split search"]
+                     "partition", "rounding", "split search", "segments grown whole"]
 
 
 def install_regression() -> None:
@@ -78,6 +85,7 @@ def install_regression() -> None:
     exact_sums.round_sums = timed("rounding", exact_sums.round_sums)
     exact_sums.to_limbs = timed("row limbs", exact_sums.to_limbs)
     exact_sums.value_range = timed("row limbs", exact_sums.value_range)
+    module.grow_sum_subtree = timed("segments grown whole", module.grow_sum_subtree)
     install_binning()
 
 
@@ -88,7 +96,11 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=12)
     parser.add_argument("--regression", action="store_true",
                         help="the hist regression tree on make_friedman1 data")
+    parser.add_argument("--node-by-node", action="store_true",
+                        help="every node through the Python builder (no whole segments)")
     args = parser.parse_args()
+    if args.node_by_node:
+        hist_module.HistSplitter.grows_whole = lambda self, start, end: False
     if args.regression:
         X, y = make_friedman1(args.rows, args.features, noise=1.0, random_state=0)
         X = X.astype(np.float32)
@@ -100,7 +112,7 @@ def main() -> None:
                                    n_informative=args.features // 2, random_state=0)
         learner = DecisionTreeClassifier
         phases = ["binning (edges)", "binning (transform)", "histograms", "partition",
-                  "split search"]
+                  "split search", "segments grown whole"]
         learner(splitter="hist", max_depth=3).fit(X[:2000], y[:2000])  # compile
         install()
     load = os.getloadavg()

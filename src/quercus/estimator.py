@@ -312,8 +312,9 @@ time_limit, max_gap
         ``progress``, if given, is called now and then with the share of the work done, from
         0 to 1, never decreasing and ending with 1.0; every algorithm reports it. It is the
         share of the training rows that have reached their leaf (CART, ID3, C4.5, greedy
-        class-interval tree), or for the look-ahead class-interval tree the share of the
-        root's candidate splits searched. ``quercus train`` draws it as a bar on a terminal.
+        class-interval tree; the hist splitter reports a subtree grown whole in one
+        compiled call at once, docs/architecture.md), or for the look-ahead class-interval
+        tree the share of the root's candidate splits searched. ``quercus train`` draws it as a bar on a terminal.
         """
         P.check_choice("algorithm", self.algorithm, [*ALGORITHMS, "auto"])
         if self.algorithm == "auto":  # the best small tree by inner CV (docs/auto.md)

@@ -5,7 +5,10 @@ around the histogram kernels; a tree of depth 12 on a million rows has thousands
 below 100,000 rows each. ``grow_subtree`` grows such a segment depth first in one call,
 with the same kernels and the same arithmetic as the Python builder over ``HistSplitter``
 (numeric features, weights per class, no feature sampling or monotonic constraints), so
-the nodes it returns are the ones the Python builder would record.
+the nodes it returns are the ones the Python builder would record; ``grow_sum_subtree``
+does the same over ``RegressionHistSplitter``'s exact sums. Nodes of fewer than
+``SMALL_NODE`` rows are searched in compact histograms of the bins they hold.
+docs/architecture.md ("Subtrees grown whole") has the rules and the measurements.
 """
 
 from __future__ import annotations
