@@ -90,10 +90,15 @@ def _zero(out):
         out[i] = 0
 
 
+#: Entries the depth-first stack starts with: it holds up to one more per level below the
+#: root and doubles when a tree needs more (a small start, so that every deep test grows it).
+STACK_START = 4
+
+
 @njit(cache=True)
-def _stack_rows(limits, depth, n):
-    """Entries the depth-first stack can hold at once: two per level below the root."""
-    return 2 * (min(limits[0] - depth, n) + 2)
+def _row(buffer, i, width):
+    """Entry i of a flat buffer of entries of ``width`` values."""
+    return buffer[i * width : (i + 1) * width]
 
 
 @njit(cache=True)
@@ -160,14 +165,22 @@ def _record(node, parent, branch, impurity, n, weight, out_parent, out_branch, o
 
 @njit(cache=True)
 def _push_children(stack, top, lo, mid, hi, level, node):
-    """Put a split's children on the stack (start, end, level, parent, branch), the right
-    one first so that the left is visited first; returns the new top."""
+    """Put a split's children on the flat stack (start, end, level, parent, branch per
+    entry), the right one first so that the left is visited first; returns the new top."""
     for c in (1, 0):
-        stack[top, 0] = lo if c == 0 else mid
-        stack[top, 1] = mid if c == 0 else hi
-        stack[top, 2], stack[top, 3], stack[top, 4] = level + 1, node, c
+        entry = _row(stack, top, 5)
+        entry[0] = lo if c == 0 else mid
+        entry[1] = mid if c == 0 else hi
+        entry[2], entry[3], entry[4] = level + 1, node, c
         top += 1
     return top
+
+
+@njit(cache=True)
+def _popped(stack, top):
+    """(start, end, level, parent, branch) of the stack's entry ``top``."""
+    entry = _row(stack, top, 5)
+    return entry[0], entry[1], entry[2], entry[3], entry[4]
 
 
 @njit(cache=True)
@@ -223,17 +236,17 @@ def grow_subtree(binned_rows, binned, rows, buffer, y, factor, unit, root_hist, 
     _put(hists, root_hist.ravel())
     _put(counts, root_counts.ravel())
     # the stack of nodes to visit: start, end, depth below the root, parent, branch
-    stack = np.empty((_stack_rows(limits, depth, end - start), 5), dtype=np.int64)
-    stack_weights = np.empty((stack.shape[0], n_classes))
-    stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3], stack[0, 4] = start, end, 0, -1, 0
-    _put(stack_weights[0], root_weights)
+    stack = np.empty(5 * STACK_START, dtype=np.int64)
+    stack_weights = np.empty(n_classes * STACK_START)
+    root = _row(stack, 0, 5)  # the segment's root: start, end, level 0, no parent
+    root[0], root[1], root[2], root[3], root[4] = start, end, 0, -1, 0
+    _put(_row(stack_weights, 0, n_classes), root_weights)
     top = 1
     n_nodes = 0
     while top > 0:
         top -= 1
-        lo, hi, level, parent, branch = (stack[top, 0], stack[top, 1], stack[top, 2],
-                                         stack[top, 3], stack[top, 4])
-        value = stack_weights[top]
+        lo, hi, level, parent, branch = _popped(stack, top)
+        value = _row(stack_weights, top, n_classes)
         weight = 0.0
         for k in range(n_classes):
             weight += value[k]
@@ -335,8 +348,11 @@ def grow_subtree(binned_rows, binned, rows, buffer, y, factor, unit, root_hist, 
                 _subtract(_flat(counts, level + 1, 1 - small, root_counts.size),
                           _flat(counts, level, branch, root_counts.size),
                           _flat(counts, level + 1, small, root_counts.size))
-        _put(stack_weights[top], child_weights[1])
-        _put(stack_weights[top + 1], child_weights[0])
+        if 5 * (top + 2) > stack.shape[0]:
+            stack = _grown(stack, 5 * (top + 2))
+            stack_weights = _grown(stack_weights, n_classes * (top + 2))
+        _put(_row(stack_weights, top, n_classes), child_weights[1])
+        _put(_row(stack_weights, top + 1, n_classes), child_weights[0])
         top = _push_children(stack, top, lo, mid, hi, level, node)
     return n_nodes
 
@@ -394,20 +410,21 @@ def grow_sum_subtree(bins, words, limbs, copy, root_hist, root_totals, root_sums
     hist_shape = (n_features, n_slots_bins, hist_width)
     hists = np.empty(32 * root_hist.size, dtype=np.int64)  # as in grow_subtree
     _put(hists, root_hist.ravel())
-    stack = np.empty((_stack_rows(limits, depth, end - start), 5), dtype=np.int64)
-    stack_totals = np.empty((stack.shape[0], width), dtype=np.int64)
-    stack_sums = np.empty((stack.shape[0], 3))
-    stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3], stack[0, 4] = start, end, 0, -1, 0
-    _put(stack_totals[0], root_totals)
-    _put(stack_sums[0], root_sums)
+    stack = np.empty(5 * STACK_START, dtype=np.int64)
+    stack_totals = np.empty(width * STACK_START, dtype=np.int64)
+    stack_sums = np.empty(3 * STACK_START)
+    root = _row(stack, 0, 5)  # the segment's root: start, end, level 0, no parent
+    root[0], root[1], root[2], root[3], root[4] = start, end, 0, -1, 0
+    _put(_row(stack_totals, 0, width), root_totals)
+    _put(_row(stack_sums, 0, 3), root_sums)
     top = 1
     n_nodes = 0
     while top > 0:
         top -= 1
-        lo, hi, level, parent, branch = (stack[top, 0], stack[top, 1], stack[top, 2],
-                                         stack[top, 3], stack[top, 4])
-        w, s, q = stack_sums[top, 0], stack_sums[top, 1], stack_sums[top, 2]
-        totals = stack_totals[top]
+        lo, hi, level, parent, branch = _popped(stack, top)
+        sums_of_node = _row(stack_sums, top, 3)
+        w, s, q = sums_of_node[0], sums_of_node[1], sums_of_node[2]
+        totals = _row(stack_totals, top, width)
         impurity = _squared_error(w, s, q)
         node = n_nodes
         n_nodes += 1
@@ -498,9 +515,13 @@ def grow_sum_subtree(bins, words, limbs, copy, root_hist, root_totals, root_sums
                 _subtract(_flat(hists, level + 1, 1 - small, root_hist.size),
                           _flat(hists, level, branch, root_hist.size),
                           _flat(hists, level + 1, small, root_hist.size))
-        _put(stack_totals[top], children[1])
-        _put(stack_totals[top + 1], children[0])
-        _put(stack_sums[top], child_sums[1])
-        _put(stack_sums[top + 1], child_sums[0])
+        if 5 * (top + 2) > stack.shape[0]:
+            stack = _grown(stack, 5 * (top + 2))
+            stack_totals = _grown(stack_totals, width * (top + 2))
+            stack_sums = _grown(stack_sums, 3 * (top + 2))
+        _put(_row(stack_totals, top, width), children[1])
+        _put(_row(stack_totals, top + 1, width), children[0])
+        _put(_row(stack_sums, top, 3), child_sums[1])
+        _put(_row(stack_sums, top + 1, 3), child_sums[0])
         top = _push_children(stack, top, lo, mid, hi, level, node)
     return n_nodes
