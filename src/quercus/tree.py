@@ -613,12 +613,15 @@ class TreeRecorder:
         record.update(kind=LEAF, feature=-1, threshold=np.nan, children=[], missing_branch=0,
                       category_map=None)
 
-    def add_subtree(self, tree: Tree) -> int:
+    def add_subtree(self, tree: Tree, parent: int = -1, branch: int = 0) -> int:
         """Add a whole subtree grown elsewhere (a ``Tree``, its nodes in pre-order, the root
-        first); returns the provisional id of its root, which a parent links to as to any
-        node. Its arrays are copied into the tree in one piece by ``to_tree``."""
+        first) below ``parent``'s ``branch`` (-1: as the root); returns the provisional id
+        of its root. Its arrays are copied into the tree in one piece by ``to_tree``."""
         self.nodes.append({"subtree": tree, "children": []})
-        return len(self.nodes) - 1
+        node = len(self.nodes) - 1
+        if parent >= 0:
+            self.nodes[parent]["children"][branch] = node
+        return node
 
     def to_tree(self) -> Tree:
         """Renumber the nodes reachable from node 0 in pre-order and build the arrays."""

@@ -20,6 +20,7 @@ from .exact_sums import _fill_ordered, partition_ordered, round_sums
 from .histogram import _count_features, partition_by_bin, scan_histograms
 from .histogram_regression import scan_sum_histograms
 from .impurity import impurity_of
+from .split_regression import squared_error
 
 EPSILON = np.finfo(np.float64).eps
 #: Below this many rows a node's histograms hold only the bins its rows are in (one slot
@@ -82,6 +83,14 @@ def _put(out, values):
 def _subtract(out, whole, part):
     for i in range(out.shape[0]):
         out[i] = whole[i] - part[i]
+
+
+@njit(cache=True)
+def _larger_child(buffer, level, branch, small, size):
+    """The histograms of the larger child of the node at (``level``, ``branch``): the
+    node's minus the smaller child's, into the children's other slot (``_flat``)."""
+    _subtract(_flat(buffer, level + 1, 1 - small, size), _flat(buffer, level, branch, size),
+              _flat(buffer, level + 1, small, size))
 
 
 @njit(cache=True)
@@ -342,12 +351,8 @@ def grow_subtree(binned_rows, binned, rows, buffer, y, factor, unit, root_hist, 
             _count_features(binned_rows, rows[small_lo:small_hi], y, tally, small_hist,
                             small_count, 0, n_features)
             if needed[1 - small]:
-                _subtract(_flat(hists, level + 1, 1 - small, root_hist.size),
-                          _flat(hists, level, branch, root_hist.size),
-                          _flat(hists, level + 1, small, root_hist.size))
-                _subtract(_flat(counts, level + 1, 1 - small, root_counts.size),
-                          _flat(counts, level, branch, root_counts.size),
-                          _flat(counts, level + 1, small, root_counts.size))
+                _larger_child(hists, level, branch, small, root_hist.size)
+                _larger_child(counts, level, branch, small, root_counts.size)
         if 5 * (top + 2) > stack.shape[0]:
             stack = _grown(stack, 5 * (top + 2))
             stack_weights = _grown(stack_weights, n_classes * (top + 2))
@@ -355,15 +360,6 @@ def grow_subtree(binned_rows, binned, rows, buffer, y, factor, unit, root_hist, 
         _put(_row(stack_weights, top + 1, n_classes), child_weights[0])
         top = _push_children(stack, top, lo, mid, hi, level, node)
     return n_nodes
-
-
-@njit(cache=True)
-def _squared_error(w, s, q):
-    """A node's weighted variance from its sums, as ``RegressionHistSplitter.impurity``."""
-    if w <= 0.0:
-        return 0.0
-    mean = s / w
-    return q / w - mean * mean
 
 
 @njit(cache=True)
@@ -425,7 +421,7 @@ def grow_sum_subtree(bins, words, limbs, copy, root_hist, root_totals, root_sums
         sums_of_node = _row(stack_sums, top, 3)
         w, s, q = sums_of_node[0], sums_of_node[1], sums_of_node[2]
         totals = _row(stack_totals, top, width)
-        impurity = _squared_error(w, s, q)
+        impurity = squared_error(w, s, q)
         node = n_nodes
         n_nodes += 1
         _record(node, parent, branch, impurity, hi - lo, w, out_parent, out_branch,
@@ -486,7 +482,7 @@ def grow_sum_subtree(bins, words, limbs, copy, root_hist, root_totals, root_sums
         round_sums(children, offsets, sizes, scales, digit, count_column, unit, 3, child_sums,
                    no_counts)
         for c in range(2):
-            child_impurity[c] = _squared_error(child_sums[c, 0], child_sums[c, 1],
+            child_impurity[c] = squared_error(child_sums[c, 0], child_sums[c, 1],
                                                child_sums[c, 2])
         improvement = (w / total_weight) * (
             impurity - child_sums[1, 0] / w * child_impurity[1]
@@ -512,9 +508,7 @@ def grow_sum_subtree(bins, words, limbs, copy, root_hist, root_totals, root_sums
             _fill_ordered(bins[1 - k], limbs[1 - k], small_lo, small_hi, n_sums, small_hist,
                           0, n_features)
             if needed[1 - small]:
-                _subtract(_flat(hists, level + 1, 1 - small, root_hist.size),
-                          _flat(hists, level, branch, root_hist.size),
-                          _flat(hists, level + 1, small, root_hist.size))
+                _larger_child(hists, level, branch, small, root_hist.size)
         if 5 * (top + 2) > stack.shape[0]:
             stack = _grown(stack, 5 * (top + 2))
             stack_totals = _grown(stack_totals, width * (top + 2))

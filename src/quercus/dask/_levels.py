@@ -103,13 +103,6 @@ class LevelStats:
     apart: int = 0  # nodes handed to a worker to grow their subtree there
 
 
-def graft(recorder: TreeRecorder, tree: Tree, parent: int, branch: int) -> None:
-    """Put a subtree grown apart into the recorder, below ``parent``'s ``branch``."""
-    node = recorder.add_subtree(tree)
-    if parent >= 0:
-        recorder.nodes[parent]["children"][branch] = node
-
-
 def grow_levels(splitter: ClusterSplitter, rules: StoppingRules, n_classes: int,
                 root_counts: np.ndarray, total_weight: float,
                 count_round: Callable, on_level: Callable | None = None,
@@ -236,7 +229,7 @@ def grow_levels(splitter: ClusterSplitter, rules: StoppingRules, n_classes: int,
         level += 1
     if apart:
         for b, tree in sorted(finish_local().items()):
-            graft(recorder, tree, *apart[b])
+            recorder.add_subtree(tree, *apart[b])
     if progress is not None:
         progress(1.0)
     return recorder.to_tree()

@@ -149,13 +149,6 @@ def _grows_whole(splitter, rules, start, end, depth, weights) -> bool:
                       splitter.impurity(weights))
 
 
-def _graft(recorder, subtree, parent: int, branch: int) -> None:
-    """Record a subtree grown in one call below ``parent``'s ``branch``."""
-    node = recorder.add_subtree(subtree)
-    if parent >= 0:
-        recorder.nodes[parent]["children"][branch] = node
-
-
 def grow(splitter, rules: StoppingRules, n_classes: int, progress=None,
          total_weight: float | None = None) -> Tree:
     """Grow depth first, or best first when ``rules.max_leaf_nodes`` is set.
@@ -186,8 +179,8 @@ def grow(splitter, rules: StoppingRules, n_classes: int, progress=None,
             if weights is None and hasattr(splitter, "grows_whole"):  # the root's
                 weights = splitter.class_weights(start, end)
             if _grows_whole(splitter, rules, start, end, depth, weights):
-                _graft(recorder, splitter.grow_segment(start, end, depth, weights, rules,
-                                                       total_weight), parent, branch)
+                recorder.add_subtree(splitter.grow_segment(start, end, depth, weights, rules,
+                                                           total_weight), parent, branch)
                 settle(end - start)
                 continue
             candidate = _record_node(splitter, recorder, rules, start, end, depth, total_weight,

@@ -195,10 +195,9 @@ class HistSplitter(SplitterBase):
         ``StoppingRules``), in one compiled call (``_kernels/hist_grow.py``)."""
         hist, counts = self._histograms(start, end)
         out = self._subtree_outputs(start, end, depth, rules, self.n_classes)
-        factor = (np.ones(self.n_classes) if self.class_factor is None
-                  else np.asarray(self.class_factor, dtype=np.float64))
         size = grow_subtree(
-            self.binned_rows, self.binned, self.all_rows, self._buffer, self.y, factor,
+            self.binned_rows, self.binned, self.all_rows, self._buffer, self.y,
+            np.asarray(self.class_factor, dtype=np.float64),
             self._unit_factors, np.ascontiguousarray(hist), np.ascontiguousarray(counts),
             np.asarray(weights, dtype=np.float64), start, end, depth, self.n_bins,
             self.missing_bin, self._limits(rules), self._float_rules(rules),
