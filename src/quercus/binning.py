@@ -16,11 +16,14 @@ import numpy as np
 from ._kernel_path import kernels
 from .errors import DataError
 
-bin_columns, edge_grid = kernels("binning", "bin_columns", "edge_grid")
+bin_columns, bin_columns_t, sample_columns, sorted_distinct = kernels(
+    "binning", "bin_columns", "bin_columns_t", "sample_columns", "sorted_distinct")
 
 SAMPLE_ROWS = 200_000
 COLUMNS_PER_BLOCK = 16  # sampled columns copied at a time, side by side in memory
 PARALLEL_MIN_ROWS = 20_000  # sampled rows from which columns' edges are found on threads
+GRID_CELLS = 4096  # cells of a feature's grid over its edges (``bin_layout``)
+MAX_STEPS = 8  # most edges a value may step over past its cell; more: binary search
 
 
 def _threads(n_rows: int, n_columns: int) -> int:
@@ -69,10 +72,9 @@ class BinMapper:
         try:
             for at in range(0, len(numeric), COLUMNS_PER_BLOCK):
                 block = numeric[at:at + COLUMNS_PER_BLOCK]
-                # the sample's block of columns, each column's values side by side
-                columns = np.ascontiguousarray(X[np.ix_(rows, block)].T)
-                found = each(self._column_edges, columns, [exact] * len(block))
-                for f, (cut, values) in zip(block, found):
+                for f, (cut, values) in zip(block, each(self._column_edges,
+                                                        _distinct_values(X, rows, block),
+                                                        [exact] * len(block))):
                     edges[f] = cut
                     if values is not None:
                         self.bin_values_[f] = values
@@ -90,10 +92,9 @@ class BinMapper:
         self.dtype_ = np.uint8 if self.missing_bin_ <= 255 else np.uint16
         return self
 
-    def _column_edges(self, column: np.ndarray, exact: bool) -> tuple:
-        """A numeric column's cuts, and its distinct values when each has its own bin
-        (else None)."""
-        values = np.unique(column[~np.isnan(column)])
+    def _column_edges(self, values: np.ndarray, exact: bool) -> tuple:
+        """A numeric column's cuts from its sampled distinct values (increasing), and those
+        values when each has its own bin (else None)."""
         if values.size <= self.max_bins and exact:
             return (values[:-1] / 2.0 + values[1:] / 2.0).astype(np.float64), values
         # quantiles of the distinct values; when every value is distinct these are the
@@ -103,18 +104,16 @@ class BinMapper:
         return cut.astype(np.float64), None
 
     def transform(self, X: np.ndarray) -> np.ndarray:
-        """Bins as an (n_features, n_rows) array: each feature's bins side by side."""
-        n_features = X.shape[1]
-        edge_ptr = np.zeros(n_features + 1, dtype=np.int64)
-        edge_ptr[1:] = np.cumsum([e.size for e in self.edges_])
-        all_edges = np.concatenate(self.edges_) if n_features else np.zeros(0)
-        grids = [edge_grid(e) for e in self.edges_]
-        grid_low = np.array([g[0] for g in grids], dtype=np.float64)
-        grid_scale = np.array([g[1] for g in grids], dtype=np.float64)
-        grid_start = np.array([g[2] for g in grids], dtype=np.int32).reshape(n_features, -1)
-        out = np.empty((n_features, X.shape[0]), dtype=self.dtype_)
-        bin_columns(X, np.arange(n_features, dtype=np.int64), all_edges, edge_ptr, grid_low,
-                    grid_scale, grid_start, self.categorical_, self.missing_bin_, out)
+        """Bins as an (n_features, n_rows) array: each feature's bins side by side. X is
+        read where it lies: row-major, or column-major (a pandas frame's block) without a
+        copy."""
+        layout = bin_layout(self.edges_)
+        out = np.empty((X.shape[1], X.shape[0]), dtype=self.dtype_)
+        args = (*layout, self.categorical_, self.missing_bin_, out)
+        if X.dtype == np.float64 and not X.flags.c_contiguous and X.T.flags.c_contiguous:
+            bin_columns_t(X.T, *args)
+        else:
+            bin_columns(np.ascontiguousarray(X, dtype=np.float64), *args)
         return out
 
     def thresholds(self, features: np.ndarray, last_left_bins: np.ndarray,
@@ -148,3 +147,61 @@ class BinMapper:
         low, high = values[last_left_bin], values[next_bin]
         mid = low / 2.0 + high / 2.0
         return float(low if mid >= high or np.isinf(mid) else mid)
+
+
+def _distinct_values(X: np.ndarray, rows: np.ndarray, block: list[int]) -> list[np.ndarray]:
+    """The sorted distinct values (no NaN) of each column of ``block`` over ``rows``."""
+    features = np.asarray(block, dtype=np.int64)
+    if X.dtype != np.float64:  # numpy's, in X's own dtype (whose midpoints they are)
+        columns = np.ascontiguousarray(X[np.ix_(rows, features)].T)
+        return [np.unique(column[~np.isnan(column)]) for column in columns]
+    columns = np.empty((len(block), rows.size))
+    if X.flags.c_contiguous:
+        sample_columns(X, rows, features, columns)
+    else:
+        columns[:, :] = X[np.ix_(rows, features)].T
+    distinct = np.empty_like(columns)
+    counts = np.empty(len(block), dtype=np.int64)
+    sorted_distinct(columns, distinct, counts)
+    return [distinct[j, :counts[j]] if counts[j] >= 0
+            else np.unique(columns[j][~np.isnan(columns[j])]) for j in range(len(block))]
+
+
+def bin_layout(edges: list[np.ndarray], cells: int = GRID_CELLS) -> tuple:
+    """What the binning kernels read of the edges: ``(edges with +inf after each feature's,
+    their starts, their numbers, grid_low, grid_scale, grid_start, steps)``.
+
+    A feature's grid has ``cells`` equal cells from its first edge to its last: a value v
+    falls in cell ``c = int((v - grid_low) * grid_scale)``, and ``grid_start[c]`` counts
+    the edges below the cell's start. Starting one cell back (safe against rounding), at
+    most ``steps`` edges lie between there and v, so that many comparisons find its bin.
+    Where that is more than ``MAX_STEPS`` (edges crowded in a few cells) or the cells are
+    too fine for the floats' spacing, ``steps`` is 0: a binary search."""
+    n_features = len(edges)
+    n_edges = np.array([e.size for e in edges], dtype=np.int64)
+    edge_start = np.zeros(n_features, dtype=np.int64)
+    edge_start[1:] = np.cumsum(n_edges + 1)[:-1]
+    padded = np.concatenate([np.append(e, np.inf) for e in edges]) if n_features \
+        else np.zeros(0)
+    grid_low = np.zeros(n_features)
+    grid_scale = np.zeros(n_features)
+    grid_start = np.zeros((n_features, cells), dtype=np.int32)
+    steps = np.zeros(n_features, dtype=np.int64)
+    for f, e in enumerate(edges):
+        if e.size == 0:
+            steps[f] = 1  # one bin: the +inf after no edges stops every value
+            continue
+        span = float(e[-1] - e[0])
+        finest = 64 * cells * float(np.spacing(max(abs(e[0]), abs(e[-1]))))
+        if e.size > 1 and (not np.isfinite(span) or span <= finest):
+            continue  # a binary search
+        grid_low[f] = float(e[0])
+        if e.size > 1:
+            grid_scale[f] = cells / span
+            points = grid_low[f] + np.arange(cells) / grid_scale[f]
+            grid_start[f] = np.searchsorted(e, points, side="left")
+        # from cell c (one back from v's), v is below the start of cell c + 3
+        reach = np.concatenate([grid_start[f], np.full(3, e.size)])
+        most = int((reach[3:] - reach[:-3]).max())
+        steps[f] = most if most <= MAX_STEPS else 0
+    return padded, edge_start, n_edges, grid_low, grid_scale, grid_start, steps

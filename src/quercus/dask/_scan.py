@@ -293,11 +293,13 @@ def encoded_at_most(sampled: dict, schema: Schema, threshold) -> np.ndarray:
 
 def encode(schema: Schema, X_part) -> np.ndarray:
     """``schema.encode(X_part)``; a frame of numeric columns only goes through one
-    ``to_numpy`` (the same float64 values) instead of a conversion per column."""
+    ``to_numpy`` (the same float64 values) instead of a conversion per column: the frame's
+    block seen column by column, without a copy when it is one float64 block (binning
+    reads that layout as it is)."""
     if isinstance(X_part, pd.DataFrame) and not schema.categorical_mask.any() \
             and [str(c) for c in X_part.columns] == schema.feature_names \
             and all(isinstance(d, np.dtype) and d.kind in "biuf" for d in X_part.dtypes):
-        return schema.encode(np.ascontiguousarray(X_part.to_numpy(dtype=np.float64)))
+        return schema.encode(X_part.to_numpy(dtype=np.float64))
     return schema.encode(X_part)
 
 
