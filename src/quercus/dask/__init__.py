@@ -26,6 +26,7 @@ import uuid
 from asyncio import CancelledError
 from collections.abc import Callable
 from contextlib import contextmanager, suppress
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
@@ -205,6 +206,9 @@ def _prepare(estimator, X, y, source, names, client, max_bins, sample_rows, seed
     Otherwise the scan finds the lengths and a second pass samples."""
     columns = _scan.value_columns(X, names, estimator.categorical_features)
     k = max(int(sample_rows), 1)
+    if source.lengths is None and source.in_memory:  # counting persisted rows costs no read
+        source = replace(source, lengths=tuple(_gather(
+            client, client.compute(source.tasks(_scan.row_count)), timeout, "the scan")))
     infer = partial(_scan.infer, X, y, names, columns=columns,
                     categorical_features=estimator.categorical_features, regression=regression)
     if source.lengths is not None:

@@ -44,11 +44,13 @@ class Source:
     """The partitions the passes read: ``parts`` are delayed partitions of X and y joined
     into one frame (``joined``: X's columns, then y's) or delayed (X, y) pairs.
     ``lengths``: the rows of each partition when known without reading it (Parquet
-    metadata, an array's chunks, pandas), else None."""
+    metadata, an array's chunks, pandas), else None. ``in_memory``: every partition is
+    held by the cluster already (persisted), so a pass over it costs no reading."""
 
     parts: list
     joined: bool
     lengths: tuple | None
+    in_memory: bool = False
 
     def tasks(self, function, *args, each=None) -> list:
         """Delayed ``function(X_part, y_part, *args, *each[i])`` per partition i."""
@@ -104,12 +106,13 @@ def partitions(X, y) -> tuple[Source, list[str], bool]:
         raise ValueError(f"y has {n_y} partitions but X has {n_x}; they must line up")
     joined = _joined(X, y)
     if joined is not None:
-        return Source(joined.to_delayed(optimize_graph=False), True, _lengths(joined)), \
-            names, has_names
+        return Source(joined.to_delayed(optimize_graph=False), True, _lengths(joined),
+                      _in_memory(joined)), names, has_names
     x_parts, y_parts = _delayed(X), _delayed(y)
     x_lengths, y_lengths = _lengths(X), _lengths(y)
     lengths = x_lengths if x_lengths is not None and x_lengths == y_lengths else None
-    return Source(list(zip(x_parts, y_parts)), False, lengths), names, has_names
+    return Source(list(zip(x_parts, y_parts)), False, lengths,
+                  _in_memory(X) and _in_memory(y)), names, has_names
 
 
 def _n_partitions(collection) -> int:
@@ -178,6 +181,24 @@ def _lengths(collection) -> tuple | None:
     except Exception:  # noqa: BLE001 - private API moved: read the lengths in the scan
         return None
     return lengths if len(lengths) == collection.npartitions else None
+
+
+def _in_memory(collection) -> bool:
+    """Whether every partition of a Dask DataFrame or Series is a result the cluster holds
+    (``persist``): its expression's leaves are all computed graphs, none a reader."""
+    try:
+        from dask.dataframe.dask_expr.io.io import FromGraph
+
+        leaves = [e for e in collection.expr.walk() if not e.dependencies()]
+    except Exception:  # noqa: BLE001 - an array, or private API moved: count on reading
+        return False
+    return bool(leaves) and all(isinstance(e, FromGraph) for e in leaves)
+
+
+def row_count(X_part, y_part) -> int:
+    """Rows of a partition (a partition of y that does not line up is the scan's to
+    report)."""
+    return len(X_part)
 
 
 def _column(X_part, j: int):
@@ -268,7 +289,15 @@ def scan_sample(X_part, y_part, value_columns: list[int], regression: bool, seed
     if keys.shape[0] > k:
         smallest = np.sort(np.argpartition(keys, k - 1)[:k])
         keys, index = keys[smallest], index[smallest]
-    rows = X_part.iloc[index] if isinstance(X_part, pd.DataFrame) else X_part[index]
+    if isinstance(X_part, pd.DataFrame) and not value_columns and all(
+            isinstance(d, np.dtype) and d.kind in "iuf" for d in X_part.dtypes):
+        # numbers only, none to be read as categories: as ``encode`` will see them (a
+        # float array, whose check for infinities is all that is left to do)
+        rows = X_part.to_numpy(dtype=np.float64)[index]
+    elif isinstance(X_part, pd.DataFrame):
+        rows = X_part.iloc[index]
+    else:
+        rows = X_part[index]
     return {"summary": summary, "keys": keys, "rows": rows, "known": int(known.sum()),
             "source": (X_part, y_part) if keep else None}
 
