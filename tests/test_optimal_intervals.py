@@ -10,6 +10,7 @@ import pytest
 
 from quercus import DecisionTreeClassifier
 from quercus._kernels.optimal import node_tests, split_rows
+from quercus.growing import optimal
 from quercus.growing.optimal import OptimalOptions, Search
 from quercus.splitting.optimal_codes import encode_rows
 
@@ -62,6 +63,33 @@ def test_interval_pruning_finds_the_plain_loops_optimum(seed, monkeypatch):
     found = _fit(X, y, w, params)
     monkeypatch.setattr(Search, "INTERVALS", False)
     assert found == _fit(X, y, w, params)
+
+
+@pytest.mark.parametrize("probe_solves", [(0, 1), (0, 3), (2, 4), (64, 0)])
+@pytest.mark.parametrize("seed", range(0, 90, 3))
+def test_probes_at_depth_4_keep_the_plain_loops_optimum(seed, probe_solves, monkeypatch):
+    """The probes for a tree at a depth-4 node's lower bound (``Search.probe``), cut short
+    after 1 or 3 depth-2 solves, or with room to spare, leave the optimum unchanged."""
+    X, y, w, params = _problem(seed)
+    params = dict(params, max_depth=4)
+    monkeypatch.setattr(optimal, "PROBE_SOLVES", probe_solves)
+    found = _fit(X, y, w, params)
+    monkeypatch.setattr(Search, "INTERVALS", False)
+    assert found == _fit(X, y, w, params)
+
+
+def test_a_probe_finds_the_perfect_tree_early(monkeypatch):
+    """A perfect depth-4 tree whose root is not the first cut the search takes: the
+    probes find it with fewer subproblems than the search without them."""
+    rng = np.random.default_rng(27)
+    X = rng.normal(size=(240, 6))
+    y = ((X[:, 0] > 0.2) & (X[:, 1] > -0.3) | (X[:, 2] > 0.4) & (X[:, 3] < 0.5)
+         | (X[:, 4] > 1.2)).astype(int)
+    probed = DecisionTreeClassifier(algorithm="optimal", max_depth=4).fit(X, y)
+    monkeypatch.setattr(optimal, "PROBE_CUTS", 0)
+    plain = DecisionTreeClassifier(algorithm="optimal", max_depth=4).fit(X, y)
+    assert probed.objective_ == plain.objective_ == 0
+    assert probed.n_subproblems_ < plain.n_subproblems_ / 2
 
 
 def test_interval_pruning_skips_cuts():

@@ -32,11 +32,18 @@ binary_features, solve_depth2_binary = kernels("optimal_pairs", "binary_features
 rehash, solve_depth3_binary = kernels("optimal_deep", "rehash", "solve_depth3_binary")
 
 SIMILAR_KEPT = 2  # solved row sets kept per (depth, budget) for the similarity bound
+PROBE_CUTS = 4  # cuts probed for a tree at a depth >= 4 node's lower bound (probe)
+PROBE_SOLVES = (2, 4)  # depth-2 solves one probe may make: per feature, and more
 CHUNK_SECONDS = 0.04  # aim of one depth-2 or depth-3 kernel call under a time limit
 
 
 class TimeUp(Exception):
     """The time limit passed: the search unwinds to the root and keeps its incumbent."""
+
+
+class ProbeSpent(Exception):
+    """A probe (``Search.probe``) used up its depth-2 solves: it unwinds to the probe,
+    whose solves so far stay cached (each an optimum or a lower bound)."""
 
 
 @dataclass
@@ -77,6 +84,7 @@ class SearchStats:
     cache_hits: int = 0
     depth2_calls: int = 0
     similarity_prunes: int = 0
+    probe_solves: int = 0
 
 
 @dataclass
@@ -121,6 +129,7 @@ class Search:
         self._trees = np.zeros((2, 3, TEST_WIDTH), dtype=np.int64)
         self.threads = _threads()
         self.memo = None  # the depth-3 kernel's memo of depth-2 children (memo_room)
+        self.probe_limit = np.inf  # depth-2 solves a running probe may reach
 
     # -- pieces ------------------------------------------------------------------------------
     def class_weights(self, rows: np.ndarray) -> np.ndarray:
@@ -144,6 +153,8 @@ class Search:
         """Optimum at depth <= 2 (or budget <= 2) by the kernel, penalised: ``(cost, tree)``
         when it is below ``bound``, else ``(a lower bound >= bound, None)``. The numeric
         cuts that cannot beat ``bound`` are skipped (``depth2_node``'s caps)."""
+        if self.stats.depth2_calls >= self.probe_limit:
+            raise ProbeSpent
         self.stats.depth2_calls += 1
         depth = min(depth, 2)
         first, chunk = 0, self.chunk
@@ -330,12 +341,14 @@ class Search:
         plans, others = self._chains(tests, errors, order)
         state = [best_cost, best_tree]
         zero = self.w.dtype.type(0)
+        floor = self.floor(rows, depth, best_cost)
+        least = self.alpha if floor is None else max(self.alpha, floor)
 
-        def stop():
+        def stop():  # the best so far is optimal once it reaches a lower bound
             self.check_time()
-            return (root is not None and root.should_stop()) or state[0] <= self.alpha
+            return (root is not None and root.should_stop()) or state[0] <= least
 
-        def evaluate(t, low_left, low_right, slack):
+        def evaluate(t, low_left, low_right, slack, target=np.inf):
             """Both children of test t against the best so far: their lower bounds
             (exact optima where solved below their bounds) and whether it became the best
             tree. The larger child first, solved only below what the best so far leaves
@@ -346,7 +359,7 @@ class Search:
             left, right = split_rows(self.codes, rows, test)
             low_left = max(low_left, self.lower_bound(left, depth - 1, b_left))
             low_right = max(low_right, self.lower_bound(right, depth - 1, b_right))
-            bound = state[0] - self.alpha
+            bound = min(state[0], target) - self.alpha
             if low_left + low_right >= bound:
                 return low_left, low_right
             swapped = right.shape[0] > left.shape[0]
@@ -368,6 +381,11 @@ class Search:
                         root.found(state[0], state[1])
             return (cost_b, cost_a) if swapped else (cost_a, cost_b)
 
+        if floor is not None:  # a tree at the node's lower bound is optimal: look for one
+            for chain, p in plans[:PROBE_CUTS]:
+                if stop():
+                    return state[0], state[1]
+                self.probe(evaluate, chain[p], floor + 1)
         first = {}  # the bounds of each chain's best cut
         for chain, p in plans:
             if stop():
@@ -410,6 +428,39 @@ class Search:
             self._push_interval(queue, lines, rank, i, j, state[0])
             self._push_interval(queue, lines, rank, j, k, state[0])
         return state[0], state[1]
+
+    def floor(self, rows, depth, best):
+        """A lower bound on the node's optimum below ``best``, or None: a tree that beats
+        the leaf splits, so it errs at least on the equivalent points and pays one split
+        penalty. A tree that reaches it is optimal and ends the node (``stop``), and the
+        node probes for one (``probe``). Only at depth >= 4 (a depth-3 node's children
+        are single depth-2 solves: no proof to cut short) on data that is not all binary,
+        with whole weights (the bound + 1 is then the target), outside another probe."""
+        if depth < 4 or self.binary or self.w.dtype != np.int64 or np.isfinite(
+                self.probe_limit):
+            return None
+        floor = equivalent_points_bound(self.codes[rows], self.y[rows], self.w[rows],
+                                        self.n_classes) + self.alpha
+        return floor if floor < best else None
+
+    def probe(self, evaluate, t, target):
+        """Test t's children solved only for a tree below ``target`` (``evaluate``), with
+        at most PROBE_SOLVES depth-2 solves. Such a tree is cheap to find when there is
+        one (its children's solves prune every cut that cannot reach it), and a costly
+        proof when there is none (wdbc at depth 4: a perfect depth-3 tree on 345 rows in
+        36 solves, no perfect one on 379 rows in 283), so the proof is cut short: its
+        solves so far stay cached, optima or lower bounds for the search to reuse."""
+        per_feature, more = PROBE_SOLVES
+        self.probe_limit = self.stats.depth2_calls + per_feature * self.codes.shape[1] + more
+        began = self.stats.depth2_calls
+        zero = self.w.dtype.type(0)
+        try:
+            evaluate(t, zero, zero, zero, target)
+        except ProbeSpent:
+            pass
+        finally:
+            self.probe_limit = np.inf
+            self.stats.probe_solves += self.stats.depth2_calls - began
 
     def _chains(self, tests, errors, order):
         """The node's ordered tests as chains ``(tests in scan order, the index of the
