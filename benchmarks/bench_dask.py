@@ -11,6 +11,8 @@ standard-normal features (features 10-14 rounded to one decimal so values repeat
   per-level lines of ``on_level``; peak RSS per worker from ``resource``;
 * ``--warm``: each timed fit is the second one of its process or cluster (numba's kernels
   and, on the workers, Quercus already loaded); without it both are the first;
+* ``--persist``: the Dask fit reads a frame persisted in the workers' memory beforehand
+  (reading not timed, as Spark's fit reads its cached data);
 * ``--spark``: Spark MLlib's DecisionTreeClassifier on the same files, local[2], when
   pyspark and Java are present (fit only; session start and caching reported apart).
 
@@ -63,9 +65,10 @@ def one_process(path: str, depth: int, warm: bool = False) -> dict:
     return {"fit_s": round(time.perf_counter() - began, 2), "nodes": est.tree_.n_nodes}
 
 
-def on_dask(path: str, depth: int, workers: int, local_rows, warm: bool = False) -> dict:
+def on_dask(path: str, depth: int, workers: int, local_rows, warm: bool = False,
+            persist: bool = False) -> dict:
     import dask.dataframe as dd
-    from distributed import Client, LocalCluster
+    from distributed import Client, LocalCluster, wait
 
     from quercus import DecisionTreeClassifier
     from quercus.dask import fit
@@ -73,6 +76,9 @@ def on_dask(path: str, depth: int, workers: int, local_rows, warm: bool = False)
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                       dashboard_address=None) as cluster, Client(cluster) as client:
         frame = dd.read_parquet(path)
+        if persist:
+            frame = frame.persist()
+            wait(frame)
         if warm:  # an untimed fit first: the workers have imported Quercus and its kernels
             fit(DecisionTreeClassifier(splitter="hist", max_depth=depth),
                 frame.drop(columns="label"), frame["label"], client=client,
@@ -128,6 +134,9 @@ def main() -> None:
     ap.add_argument("--local-rows", default="auto",
                     help="quercus.dask.fit's local_rows ('auto' or a number; 0: never)")
     ap.add_argument("--spark", action="store_true", help="also time Spark MLlib local[2]")
+    ap.add_argument("--persist", action="store_true",
+                    help="Dask reads a frame persisted in the workers' memory (reading "
+                         "not timed, as Spark's fit reads its cached data)")
     ap.add_argument("--warm", action="store_true",
                     help="time a second fit (of the same process, on the same cluster), "
                          "after an untimed one: no start-up costs")
@@ -137,12 +146,13 @@ def main() -> None:
     local_rows = args.local_rows if args.local_rows == "auto" else int(args.local_rows)
     load = os.getloadavg()[0]
     results = {"rows": args.rows, "features": args.features, "warm": args.warm,
-               "load_before": round(load, 2)}
+               "persist": args.persist, "load_before": round(load, 2)}
     for depth in args.depths:
         results[f"one_process_depth_{depth}"] = one_process(path, depth, args.warm)
         for workers in args.workers:
             results[f"dask_{workers}w_depth_{depth}"] = on_dask(path, depth, workers,
-                                                                local_rows, args.warm)
+                                                                local_rows, args.warm,
+                                                                args.persist)
         print(json.dumps({k: v for k, v in results.items() if str(depth) in k}), flush=True,
               file=sys.stderr)
     if args.spark:

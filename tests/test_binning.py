@@ -62,7 +62,7 @@ def test_bins_are_the_edges_below_each_value_in_both_layouts(max_bins):
         assert steps["pareto"] == 0
     with np.errstate(over="ignore"):  # the huge values are infinite in float32
         narrow = X.astype(np.float32)
-    for data in (X, np.asfortranarray(X), narrow):
+    for data in (X, np.asfortranarray(X), narrow, np.asfortranarray(narrow)):
         binned = mapper.transform(data)
         for f, name in enumerate(columns):
             expected = _expected_bins(mapper.edges_[f], data[:, f], mapper.missing_bin_)
@@ -155,7 +155,8 @@ def test_edges_follow_the_numpy_recipe_in_every_layout(sample_rows):
     flags = np.zeros(X.shape[1], bool)
     narrow = X.copy()
     narrow[:, list(_columns(rng, 1)).index("huge")] /= 1e270  # finite in float32
-    for data in (X, np.asfortranarray(X), narrow.astype(np.float32)):
+    narrow = narrow.astype(np.float32)
+    for data in (X, np.asfortranarray(X), narrow, np.asfortranarray(narrow)):
         expected, kept = _numpy_edges(data, sample_rows, 64)
         mapper = BinMapper(max_bins=64, sample_rows=sample_rows).fit(data, flags,
                                                                      np.zeros_like(flags))

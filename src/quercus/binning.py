@@ -110,10 +110,12 @@ class BinMapper:
         layout = bin_layout(self.edges_)
         out = np.empty((X.shape[1], X.shape[0]), dtype=self.dtype_)
         args = (*layout, self.categorical_, self.missing_bin_, out)
-        if X.dtype == np.float64 and not X.flags.c_contiguous and X.T.flags.c_contiguous:
+        if X.dtype not in (np.float32, np.float64):
+            X = X.astype(np.float64)
+        if not X.flags.c_contiguous and X.T.flags.c_contiguous:
             bin_columns_t(X.T, *args)
         else:
-            bin_columns(np.ascontiguousarray(X, dtype=np.float64), *args)
+            bin_columns(np.ascontiguousarray(X), *args)
         return out
 
     def thresholds(self, features: np.ndarray, last_left_bins: np.ndarray,
@@ -152,9 +154,11 @@ class BinMapper:
 def _distinct_values(X: np.ndarray, rows: np.ndarray, block: list[int]) -> list[np.ndarray]:
     """The sorted distinct values (no NaN) of each column of ``block`` over ``rows``."""
     features = np.asarray(block, dtype=np.int64)
-    if X.dtype != np.float64:  # numpy's, in X's own dtype (whose midpoints they are)
+    if X.dtype not in (np.float32, np.float64):  # numpy's, in X's own dtype
         columns = np.ascontiguousarray(X[np.ix_(rows, features)].T)
         return [np.unique(column[~np.isnan(column)]) for column in columns]
+    # float32 values sort as float64 (exactly) and come back to float32, the dtype whose
+    # midpoints and quantiles the edges are
     columns = np.empty((len(block), rows.size))
     if X.flags.c_contiguous:
         sample_columns(X, rows, features, columns)
@@ -163,8 +167,8 @@ def _distinct_values(X: np.ndarray, rows: np.ndarray, block: list[int]) -> list[
     distinct = np.empty_like(columns)
     counts = np.empty(len(block), dtype=np.int64)
     sorted_distinct(columns, distinct, counts)
-    return [distinct[j, :counts[j]] if counts[j] >= 0
-            else np.unique(columns[j][~np.isnan(columns[j])]) for j in range(len(block))]
+    return [distinct[j, :counts[j]].astype(X.dtype) if counts[j] >= 0
+            else np.unique(X[rows, f][~np.isnan(X[rows, f])]) for j, f in enumerate(block)]
 
 
 def bin_layout(edges: list[np.ndarray], cells: int = GRID_CELLS) -> tuple:
