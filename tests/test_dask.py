@@ -115,35 +115,70 @@ def _recorded(tasks, passes):
 def test_every_way_through_the_passes_gives_the_same_bytes(client, tmp_path, monkeypatch):
     # X and y selected from one frame: one joined source. Lengths known (pandas): one pass
     # scans and samples, and binning uses the kept partitions unless they are too big for
-    # the workers' memory; lengths unknown: a scan, then a sample pass
+    # the workers' memory; the sample's rows come back with the scan, or in a round of
+    # their own when the early key falls short; lengths unknown: a scan, then a sample
+    # pass, unless the frame is persisted: then its rows are counted and one pass follows
     import quercus.dask as qd
     from quercus.dask import _scan
 
     X, y = _data(n=1800, seed=4)
     frame = dd.from_pandas(X.assign(label=y), npartitions=4)
     Xd, yd = frame.drop(columns="label"), frame["label"]
+    kept = frame.persist()
     reference = _model_bytes(DecisionTreeClassifier(splitter="hist", max_depth=7).fit(X, y),
                              tmp_path, "local")
     tasks = _scan.Source.tasks
     ways = {"kept": ["scan_sample"], "read again": ["scan_sample", "bin_partition"],
-            "lengths unknown": ["describe", "sample", "bin_partition"]}
+            "early key short": ["scan_sample"],
+            "lengths unknown": ["describe", "sample", "bin_partition"],
+            "persisted": ["row_count", "scan_sample"]}
     sampled = set()
     for way, expected in ways.items():
         with monkeypatch.context() as patch:
             if way == "read again":
                 patch.setattr(qd, "KEEP_SHARE", 0.0)
-            if way == "lengths unknown":
+            if way == "early key short":  # the k-th key is above the early one
+                patch.setattr(_scan, "EARLY_MARGIN", -40.0)
+            if way in ("lengths unknown", "persisted"):
                 patch.setattr(_scan, "_lengths", lambda collection: None)
+            early: list = []  # the driver's calls to take the sample from the scan
+            patch.setattr(_scan, "early_rows", _counted(_scan.early_rows, early))
             passes: list = []
             patch.setattr(_scan.Source, "tasks", _recorded(tasks, passes))
-            est = DecisionTreeClassifier(splitter="hist", max_depth=7).fit(Xd, yd)
-            assert _model_bytes(est, tmp_path, "dask") == reference, way
-            assert passes == expected, way
+            Xw, yw = (kept.drop(columns="label"), kept["label"]) if way == "persisted" \
+                else (Xd, yd)
             # bins from a 300-row bottom-k sample of the 1800 rows
-            small = qd.fit(DecisionTreeClassifier(splitter="hist", max_depth=7), Xd, yd,
+            small = qd.fit(DecisionTreeClassifier(splitter="hist", max_depth=7), Xw, yw,
                            sample_rows=300)
             sampled.add(_model_bytes(small, tmp_path, "sampled"))
+            assert bool(early) == (way not in ("early key short", "lengths unknown")), way
+            passes.clear()
+            est = DecisionTreeClassifier(splitter="hist", max_depth=7).fit(Xw, yw)
+            assert _model_bytes(est, tmp_path, "dask") == reference, way
+            assert passes == expected, way
     assert len(sampled) == 1 and reference not in sampled
+
+
+def test_early_key_is_above_the_kth_smallest_key():
+    """The early key lies a few standard deviations above the k-th smallest of n row keys
+    (so the sample comes back with the scan), and is None when every row is sampled."""
+    from quercus.dask._scan import early_key
+
+    assert early_key(300, 300) is None and early_key(300, 200) is None
+    for seed, n, k in ((0, 1_000_000, 200_000), (1, 50_000, 700), (2, 5_000, 4_990)):
+        keys = np.sort(row_keys(seed, 0, n))
+        early = early_key(k, n)
+        assert early is None or keys[k - 1] <= early
+        if early is not None:  # not far above: about 8 standard deviations of rows
+            assert np.searchsorted(keys, early, side="right") - k <= 10 * np.sqrt(k)
+
+
+def _counted(function, calls: list):
+    """``function`` (called on the driver), noting each call in ``calls``."""
+    def counted(*args, **kw):
+        calls.append(args)
+        return function(*args, **kw)
+    return counted
 
 
 def test_sampled_bins_equal_fit_binned_and_ignore_partitioning(client, tmp_path):

@@ -200,9 +200,11 @@ def _prepare(estimator, X, y, source, names, client, max_bins, sample_rows, seed
     ``bin(function, *args)``: futures of ``function(X_part, y_part, *args)`` per partition).
 
     One pass over the source when its partition lengths are known before reading it
-    (Parquet metadata, an array's chunks): each task scans its partition and keeps its
-    bottom-k rows as read, and the whole partition too when the source takes at most
-    ``KEEP_SHARE`` of the workers' memory, so that binning does not read it again.
+    (Parquet metadata, an array's chunks, or counted when it is persisted): each task scans
+    its partition and keeps its bottom-k rows as read, and the whole partition too when the
+    source takes at most ``KEEP_SHARE`` of the workers' memory, so that binning does not
+    read it again. The rows whose keys are below ``_scan.early_key`` come back with the
+    scan: almost always they hold the sample, which then needs no round of its own.
     Otherwise the scan finds the lengths and a second pass samples."""
     columns = _scan.value_columns(X, names, estimator.categorical_features)
     k = max(int(sample_rows), 1)
@@ -214,14 +216,22 @@ def _prepare(estimator, X, y, source, names, client, max_bins, sample_rows, seed
     if source.lengths is not None:
         starts = np.concatenate([[0], np.cumsum(source.lengths)])[:-1]
         keep = _fits_in_memory(client, X, y, sum(source.lengths))
+        early = _scan.early_key(k, sum(source.lengths))
         sampled = client.compute(source.tasks(_scan.scan_sample, columns, regression, seed, k,
-                                              keep, each=[(int(s),) for s in starts]))
+                                              keep, early, each=[(int(s),) for s in starts]))
         heads = _gather(client, client.map(_scan.summary_and_keys, sampled, pure=False),
                         timeout, "the scan")
         described = [h[0] for h in heads]
         _check_rows(described, source.lengths)
         schema = infer(described=described)
         keys, n_known = [h[1] for h in heads], sum(h[2] for h in heads)
+        _require_known(n_known, regression)
+        cut = _scan.threshold(keys, k)
+        if early is None or (cut is not None and cut <= early):  # the sample came back
+            rows = [_scan.early_rows(h[3], schema, cut) for h in heads]
+            binner, binning = _binner_and_binning(client, rows, n_known, schema, max_bins,
+                                                  k, seed, source, keep, sampled)
+            return schema, binner, n_known, described, binning
         pick = partial(_scan.encoded_at_most, schema=schema)
     else:
         describe = _scan.describe_regression if regression else _scan.describe
@@ -238,21 +248,36 @@ def _prepare(estimator, X, y, source, names, client, max_bins, sample_rows, seed
         n_known = sum(_gather(client, client.map(_known_of, sampled, pure=False), timeout,
                               "the sample"))
         pick = _scan.rows_at_most
-    if n_known == 0:
-        raise DataError("no training rows with a known "
-                        + ("target" if regression else "class label"))
+        _require_known(n_known, regression)
     cut = _scan.threshold(keys, k)
     rows = _gather(client, client.map(pick, sampled, threshold=cut, pure=False), timeout,
                    "the sample")
+    binner, binning = _binner_and_binning(client, rows, n_known, schema, max_bins, k, seed,
+                                          source, source.lengths is not None and keep,
+                                          sampled)
+    return schema, binner, n_known, described, binning
+
+
+def _require_known(n_known: int, regression: bool) -> None:
+    if n_known == 0:
+        raise DataError("no training rows with a known "
+                        + ("target" if regression else "class label"))
+
+
+def _binner_and_binning(client, rows: list, n_known: int, schema, max_bins: int, k: int,
+                        seed: int, source, kept: bool, sampled: list):
+    """The bin edges from the sample's rows, and ``binning(function, *args)``: futures of
+    ``function(X_part, y_part, *args)`` per partition, on the partitions the scan kept
+    (``kept``) or read again."""
     binner = _scan.fit_binner(np.concatenate(rows), n_known, schema, max_bins, k, seed)
-    if source.lengths is not None and keep:
+    if kept:
         def binning(function, *args):
             return client.map(_scan.on_kept, sampled, function=function, args=args,
                               pure=False)
     else:
         def binning(function, *args):
             return client.compute(source.tasks(function, *args))
-    return schema, binner, n_known, described, binning
+    return binner, binning
 
 
 #: share of the workers' memory limits below which the scan keeps the source's partitions

@@ -276,12 +276,15 @@ def known_labels(y_part) -> np.ndarray:
 
 
 def scan_sample(X_part, y_part, value_columns: list[int], regression: bool, seed: int, k: int,
-                keep: bool, start: int) -> dict:
+                keep: bool, early, start: int) -> dict:
     """The scan and the sample in one task, for partitions whose lengths were known before
     reading them (so ``start`` is the global index of the first row): the scan's
     ``summary``, the ``keys`` of the partition's k known rows with the smallest keys, those
     ``rows`` as read (encoded once the schema is known), the number of ``known`` rows and,
-    with ``keep``, the partition itself (``source``: X and y) for binning."""
+    with ``keep``, the partition itself (``source``: X and y) for binning. ``early``
+    (``early_key``): the keys at most that go back with the scan's summary, with their
+    rows (all of them when it is None), so that the sample rarely needs a round of its
+    own."""
     summary = (describe_regression if regression else describe)(X_part, y_part, value_columns)
     known = ~np.isnan(float_targets(y_part)) if regression else known_labels(y_part)
     index = np.flatnonzero(known)
@@ -298,8 +301,28 @@ def scan_sample(X_part, y_part, value_columns: list[int], regression: bool, seed
         rows = X_part.iloc[index]
     else:
         rows = X_part[index]
+    chosen = slice(None) if early is None else keys <= early
     return {"summary": summary, "keys": keys, "rows": rows, "known": int(known.sum()),
-            "source": (X_part, y_part) if keep else None}
+            "source": (X_part, y_part) if keep else None,
+            "early": (keys[chosen], rows.iloc[chosen] if isinstance(rows, pd.DataFrame)
+                      else rows[chosen])}
+
+
+#: standard deviations of the k-th smallest key above its mean that ``early_key`` allows
+EARLY_MARGIN = 8.0
+
+
+def early_key(k: int, n_rows: int):
+    """A key that the k-th smallest of ``n_rows`` uniform 64-bit keys is almost surely
+    below (its mean k / n x 2^64, plus ``EARLY_MARGIN`` standard deviations, about
+    sqrt(k) / n x 2^64), or None when every row is in the sample: the rows at most this
+    key come back with the scan. Rows with a missing label raise the k-th smallest of the
+    known rows' keys, and an unlucky draw may pass it: then the sample takes a round of
+    its own (``_prepare``)."""
+    if n_rows <= k:
+        return None
+    share = max(k + EARLY_MARGIN * np.sqrt(k), 0.0) / n_rows
+    return None if share >= 1.0 else np.uint64(min(share * 2.0**64, 2.0**64 - 2.0**11))
 
 
 def on_kept(sampled: dict, function, args: tuple):
@@ -308,14 +331,23 @@ def on_kept(sampled: dict, function, args: tuple):
 
 
 def summary_and_keys(sampled: dict) -> tuple:
-    return sampled["summary"], sampled["keys"], sampled["known"]
+    return sampled["summary"], sampled["keys"], sampled["known"], sampled["early"]
+
+
+def early_rows(early: tuple, schema: Schema, threshold) -> np.ndarray:
+    """The rows that came back with the scan (``scan_sample``'s ``early``) whose key is at
+    most ``threshold`` (None: all), encoded: ``encoded_at_most``'s, without its round."""
+    return _encoded_at_most(*early, schema, threshold)
 
 
 def encoded_at_most(sampled: dict, schema: Schema, threshold) -> np.ndarray:
     """The sampled rows whose key is at most ``threshold`` (None: all), encoded."""
-    rows = sampled["rows"]
+    return _encoded_at_most(sampled["keys"], sampled["rows"], schema, threshold)
+
+
+def _encoded_at_most(keys: np.ndarray, rows, schema: Schema, threshold) -> np.ndarray:
     if threshold is not None:
-        chosen = sampled["keys"] <= threshold
+        chosen = keys <= threshold
         rows = rows.iloc[chosen] if isinstance(rows, pd.DataFrame) else rows[chosen]
     return encode(schema, rows)
 
