@@ -13,8 +13,9 @@ standard-normal features (features 10-14 rounded to one decimal so values repeat
   and, on the workers, Quercus already loaded); without it both are the first;
 * ``--persist``: the Dask fit reads a frame persisted in the workers' memory beforehand
   (reading not timed, as Spark's fit reads its cached data);
-* ``--spark``: Spark MLlib's DecisionTreeClassifier on the same files, local[2], when
-  pyspark and Java are present (fit only; session start and caching reported apart).
+* ``--spark``: Spark MLlib's DecisionTreeClassifier on the same files, local[2] with a
+  16 GB heap, when pyspark and Java are present (fit only; session start and caching
+  reported apart).
 
     python benchmarks/bench_dask.py --rows 1000000 --depths 8 12 --workers 1 2
 """
@@ -97,6 +98,10 @@ def on_dask(path: str, depth: int, workers: int, local_rows, warm: bool = False,
             "peak_rss_mb_per_worker": sorted(round(v) for v in rss.values())}
 
 
+#: Spark's heap (local mode: the driver's), enough to cache 10M x 50 rows as vectors
+SPARK_MEMORY = "16g"
+
+
 def on_spark(path: str, depths: list[int]) -> dict:
     from pyspark.ml.classification import DecisionTreeClassifier
     from pyspark.ml.feature import VectorAssembler
@@ -104,6 +109,7 @@ def on_spark(path: str, depths: list[int]) -> dict:
 
     began = time.perf_counter()
     spark = (SparkSession.builder.master("local[2]").appName("quercus-bench")
+             .config("spark.driver.memory", SPARK_MEMORY)
              .config("spark.ui.enabled", "false").getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     out = {"session_s": round(time.perf_counter() - began, 2), "version": spark.version}
