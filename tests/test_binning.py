@@ -81,6 +81,8 @@ def test_kernels_and_pure_twins_bin_alike(module):
     X = rng.normal(size=(5_000, 6)) * 2
     X[:, 5] = rng.integers(0, 4, 5_000)
     X[rng.random(X.shape) < 0.1] = np.nan
+    X[:50, :5] = np.inf  # past every edge, even on a grid of no width (one edge)
+    X[50:100, :5] = -np.inf
     expected = np.vstack([_expected_bins(e, X[:, f], 255) for f, e in enumerate(edges[:5])]
                          + [np.where(np.isnan(X[:, 5]), 255, np.nan_to_num(X[:, 5]))])
     for kernel, data in ((module.bin_columns, X), (module.bin_columns_t, X.T.copy())):

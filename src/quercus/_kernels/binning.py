@@ -24,7 +24,8 @@ def _bin_of(v, edges, lo, n_edges, low, scale, top, grid, steps):
     rounding), gives the edges below it, and ``steps`` comparisons without branches finish
     (``binning.bin_layout`` makes sure they are enough); else a binary search."""
     if steps > 0:
-        x = min(max((v - low) * scale, 0.0), top)
+        x = (v - low) * scale  # NaN for an infinite v on a grid of no width: cell 0
+        x = min(x, top) if x > 0.0 else 0.0
         b = lo + grid[max(int(x) - 1, 0)]
         for _ in range(steps):
             b += edges[b] < v
