@@ -8,7 +8,8 @@ standard-normal features (features 10-14 rounded to one decimal so values repeat
   (numba on all cores), reading not timed;
 * Dask: a LocalCluster of W worker processes x 1 thread, ``fit`` on
   ``dd.read_parquet`` (reading, the scan, binning and the levels all timed), with the
-  per-level lines of ``on_level``; peak RSS per worker from ``resource``;
+  per-level lines of ``on_level``; each worker's peak resident memory during the timed fit
+  (Linux's VmHWM, reset before it);
 * ``--warm``: each timed fit is the second one of its process or cluster (numba's kernels
   and, on the workers, Quercus already loaded); without it both are the first;
 * ``--persist``: the Dask fit reads a frame persisted in the workers' memory beforehand
@@ -48,7 +49,27 @@ def write_data(path: str, rows: int, parts: int, features: int, seed: int = 0) -
         frame.to_parquet(os.path.join(path, f"part-{i:03d}.parquet"))
 
 
+def _reset_peak_rss() -> bool:
+    """Start the process's peak resident memory afresh (Linux: ``clear_refs`` 5), so that
+    a worker's peak is its fit's, not what it inherited from the process it was forked
+    from (the benchmark's own, which may have held a one-process fit's data)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as file:
+            file.write("5")
+    except OSError:
+        return False
+    return True
+
+
 def _peak_rss_mb() -> float:
+    """Peak resident memory since ``_reset_peak_rss`` (Linux's VmHWM), else since start."""
+    try:
+        with open("/proc/self/status") as file:
+            for line in file:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     import resource
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -86,6 +107,7 @@ def on_dask(path: str, depth: int, workers: int, local_rows, warm: bool = False,
                 local_rows=local_rows)
         levels = []
         est = DecisionTreeClassifier(splitter="hist", max_depth=depth)
+        client.run(_reset_peak_rss)
         began = time.perf_counter()
         fit(est, frame.drop(columns="label"), frame["label"], client=client,
             local_rows=local_rows, on_level=levels.append)
