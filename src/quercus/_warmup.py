@@ -83,12 +83,25 @@ def warm(families, done=None) -> None:
 
                 target = numeric["a"].fillna(0.0).to_numpy() * 2.0 + numeric["c"].to_numpy()
                 DecisionTreeRegressor(splitter="hist").fit(numeric, target).predict(numeric)
+                _warm_binning(numeric.to_numpy(dtype="float64"))
             except Exception:  # noqa: BLE001 - as above
                 failed = True
         if not failed:  # every kernel it ran is cached for the current source
             _kernel_path.refresh_index(family)
         if done is not None:
             done(family)
+
+
+def _warm_binning(values) -> None:
+    """The binning kernels of the layouts the fits above do not meet: a column-major block
+    (a pandas frame's, as Dask's workers bin it) and float32 rows, read as they are."""
+    from .binning import BinMapper
+
+    flags = [False] * values.shape[1]
+    for X in (values, values.astype("float32")):
+        mapper = BinMapper().fit(X, flags, [0] * len(flags))
+        mapper.transform(X)
+        mapper.transform(X.T.copy().T)  # column-major
 
 
 def _note_done(lock: str | None):
