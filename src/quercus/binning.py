@@ -167,8 +167,14 @@ def _distinct_values(X: np.ndarray, rows: np.ndarray, block: list[int]) -> list[
     distinct = np.empty_like(columns)
     counts = np.empty(len(block), dtype=np.int64)
     sorted_distinct(columns, distinct, counts)
-    return [distinct[j, :counts[j]].astype(X.dtype) if counts[j] >= 0
-            else np.unique(X[rows, f][~np.isnan(X[rows, f])]) for j, f in enumerate(block)]
+    values = []
+    for j in range(len(block)):
+        if counts[j] >= 0:
+            values.append(distinct[j, :counts[j]].astype(X.dtype))
+        else:  # numpy's choice of zero, on the column in X's dtype (exact: it came from it)
+            column = columns[j].astype(X.dtype)
+            values.append(np.unique(column[~np.isnan(column)]))
+    return values
 
 
 def bin_layout(edges: list[np.ndarray], cells: int = GRID_CELLS) -> tuple:

@@ -7,13 +7,11 @@ import numpy as np
 from numba import prange
 
 from ._jit import njit, pure_twin
+from .radix_sort import lsd_sort, sort_keys
 
 ROWS_PER_BLOCK = 4096
-_SIGN = np.uint64(1 << 63)
-_NEGATIVE_ZERO = np.uint64(1 << 63)  # the bits of -0.0
-_DIGIT_BITS = 11
-_DIGITS = 6  # 6 x 11 bits cover a float64's 64
-_BUCKETS = 1 << _DIGIT_BITS
+_NEGATIVE_ZERO = np.uint64(1 << 63)  # the bits of -0.0 (and the sign bit)
+_NAN_KEY = np.uint64(0xFFFFFFFFFFFFFFFF)  # ``radix_sort.sort_keys``'s key of NaN
 
 
 # -- rows to bins ----------------------------------------------------------------------------
@@ -154,59 +152,21 @@ def _numpy_sorted_distinct(columns, out, counts):
 
 
 @njit(cache=True)
-def _radix_pass(src, dst, n, shift, count):
-    """One stable pass of the LSD radix sort on the digit at ``shift``; False (nothing
-    moved) when every key has the same digit there."""
-    count[:] = 0
-    mask = np.uint64(_BUCKETS - 1)
-    for i in range(n):
-        count[(src[i] >> shift) & mask] += 1
-    for d in range(_BUCKETS):
-        if count[d] == n:
-            return False
-        if count[d] != 0:
-            break
-    total = 0
-    for d in range(_BUCKETS):
-        c = count[d]
-        count[d] = total
-        total += c
-    for i in range(n):
-        key = src[i]
-        d = (key >> shift) & mask
-        dst[count[d]] = key
-        count[d] += 1
-    return True
-
-
-@njit(cache=True)
 def _sorted_distinct_column(column, out):
     """``sorted_distinct`` of one column: the count, or -1 when it holds -0.0."""
-    n_rows = column.shape[0]
     bits = column.view(np.uint64)
-    keys = np.empty(n_rows, dtype=np.uint64)
-    spare = np.empty(n_rows, dtype=np.uint64)
-    n = 0
-    for i in range(n_rows):
-        if np.isnan(column[i]):
-            continue
-        b = bits[i]
-        if b == _NEGATIVE_ZERO:
+    for i in range(column.shape[0]):
+        if bits[i] == _NEGATIVE_ZERO:
             return -1
-        # order-preserving unsigned keys: negative floats reversed, positive ones above
-        keys[n] = ~b if b >= _SIGN else b ^ _SIGN
-        n += 1
-    count = np.zeros(_BUCKETS, dtype=np.int64)
-    src, dst = keys, spare
-    for digit in range(_DIGITS):
-        if _radix_pass(src, dst, n, np.uint64(digit * _DIGIT_BITS), count):
-            src, dst = dst, src
+    keys, _ = lsd_sort(sort_keys(column), np.empty(0, dtype=np.int64))  # NaN last
     values = out.view(np.uint64)
     m = 0
-    for i in range(n):
-        key = src[i]
-        if i == 0 or key != src[i - 1]:
-            values[m] = key ^ _SIGN if key >= _SIGN else ~key
+    for i in range(keys.shape[0]):
+        key = keys[i]
+        if key == _NAN_KEY:
+            break
+        if m == 0 or key != keys[i - 1]:  # back from the order-keeping key to the float
+            values[m] = key ^ _NEGATIVE_ZERO if key >= _NEGATIVE_ZERO else ~key
             m += 1
     return m
 
@@ -215,8 +175,8 @@ def _sorted_distinct_column(column, out):
 @njit(parallel=True, cache=True)
 def sorted_distinct(columns, out, counts):
     """For each row f of ``columns``: its distinct values other than NaN, increasing, in
-    ``out[f, :counts[f]]`` (``np.unique``'s, by a radix sort). A column holding -0.0 gets
-    ``counts[f] = -1``: which of two equal zeros ``np.unique`` keeps depends on numpy's
-    sort, so the caller asks numpy for that column."""
+    ``out[f, :counts[f]]`` (``np.unique``'s, by ``radix_sort.lsd_sort``). A column
+    holding -0.0 gets ``counts[f] = -1``: which of two equal zeros ``np.unique`` keeps
+    depends on numpy's sort, so the caller asks numpy for that column."""
     for f in prange(columns.shape[0]):
         counts[f] = _sorted_distinct_column(columns[f], out[f])

@@ -53,21 +53,21 @@ def sort_keys(values):
     return keys
 
 
-@pure_twin(_numpy_stable_argsort)
 @njit(cache=True)
-def stable_argsort(values):
-    """Positions of ``values`` in stable sorted order (missing values last)."""
-    n = values.shape[0]
-    keys = sort_keys(values)
+def lsd_sort(keys, order):
+    """Sort ``keys`` by LSD radix (11-bit digits, a digit every key shares skipped), and
+    ``order`` alongside when it has their length (empty: the keys alone, half the moves).
+    The inputs are scratch; returns the sorted ``(keys, order)``."""
+    n = keys.shape[0]
+    carry = order.shape[0] == n
     counts = np.zeros((_N_DIGITS, _BUCKETS), dtype=np.int64)
     mask = np.uint64(_BUCKETS - 1)
     for i in range(n):
         k = keys[i]
         for d in range(_N_DIGITS):
             counts[d, np.int64((k >> np.uint64(_BITS * d)) & mask)] += 1
-    order = np.arange(n)
     next_keys = np.empty(n, dtype=np.uint64)
-    next_order = np.empty(n, dtype=np.int64)
+    next_order = np.empty(order.shape[0], dtype=np.int64)
     for d in range(_N_DIGITS):
         shift = np.uint64(_BITS * d)
         if n == 0 or counts[d, np.int64((keys[0] >> shift) & mask)] == n:
@@ -82,7 +82,15 @@ def stable_argsort(values):
             position = offsets[b]
             offsets[b] = position + 1
             next_keys[position] = keys[i]
-            next_order[position] = order[i]
+            if carry:
+                next_order[position] = order[i]
         keys, next_keys = next_keys, keys
         order, next_order = next_order, order
-    return order
+    return keys, order
+
+
+@pure_twin(_numpy_stable_argsort)
+@njit(cache=True)
+def stable_argsort(values):
+    """Positions of ``values`` in stable sorted order (missing values last)."""
+    return lsd_sort(sort_keys(values), np.arange(values.shape[0]))[1]
