@@ -7,6 +7,10 @@ their old machine code with the old callee inside. Here the stamp of each kernel
 of all ``_kernels/*.py`` files, so any change recompiles every kernel once. The cache stays
 where numba puts it (``NUMBA_CACHE_DIR``, else ``__pycache__``, else the user's cache).
 
+Each cached kernel's disk cache is also saved under a lock with data files of random names
+(``quercus._kernel_cache``), so that processes compiling at once cannot mix up their
+machine code.
+
 ``pure_twin(twin)`` marks a kernel whose pure Python copy (``quercus._kernel_path``) is
 ``twin``: numpy code that returns the same result, where the kernel's own loops would be
 slow as plain Python.
@@ -17,13 +21,31 @@ from __future__ import annotations
 import hashlib
 import os
 
-from numba import njit
+from numba import njit as _numba_njit
 
 __all__ = ["njit", "pure_twin"]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 _stamp: list[str] = []
 PURE = __package__ != "quercus._kernels"  # this is the pure copy of the kernels
+
+
+def njit(*args, **kwargs):
+    """numba's ``njit`` (used alike: ``@njit``, ``@njit(cache=True, ...)``), each kernel's
+    disk cache guarded against processes compiling at once; the pure copy's stand-in
+    returns the plain function, which ``_guard`` leaves alone."""
+    made = _numba_njit(*args, **kwargs)
+    if args and callable(args[0]):  # @njit without arguments: made is the kernel
+        return _guard(made)
+    return lambda function: _guard(made(function))
+
+
+def _guard(kernel):
+    if PURE:
+        return kernel
+    from quercus._kernel_cache import guard
+
+    return guard(kernel)
 
 
 def pure_twin(twin):
