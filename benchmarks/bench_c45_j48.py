@@ -11,7 +11,13 @@ Generates the synthetic data set of tools/make_j48_fixtures.py (--big), then tim
   alone, read_arff + fit in this process, and the whole command
   ``quercus train big.arff --target class --algorithm c45 --out m.json`` in a fresh process
   (numba cache warm: one untimed run first);
-and checks that both print the identical tree. ``--compare OLD_SRC`` also times read_arff
+and checks that both print the identical tree. Two more rows show what any such command
+costs before it reads a byte: a fresh process that imports quercus and makes its first
+compiled kernel call (numba's import and set-up: the floor of every command above the
+pure path's size), and the whole command on the 150 rows of iris.arff with
+``QUERCUS_KERNELS=compiled`` (the floor plus loading C4.5's kernels, the training accuracy
+and the model file). J48's whole command over the first is the most any command could
+reach. ``--compare OLD_SRC`` also times read_arff
 and the whole command of another source tree (a ``src`` directory, e.g. the previous
 commit's ``git archive``) in the same run, rows marked "old". J48 and Quercus take turns in
 every repeat, so that load from other jobs hits both alike; the figures are medians. Needs Java and Weka for the J48 column
@@ -88,6 +94,30 @@ def time_command(path: Path, src: str) -> float:
     return time.perf_counter() - start
 
 
+FLOOR_SNIPPET = ("import numpy as np, quercus; "
+                 "from quercus._kernels.finite import count_nonfinite_rows; "
+                 "count_nonfinite_rows(np.zeros((1, 1)))")
+
+
+def time_floor(src: str) -> float:
+    """Wall time of a fresh process importing quercus and calling one cached kernel."""
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", FLOOR_SNIPPET], check=True, capture_output=True,
+                   env={**os.environ, "PYTHONPATH": src})
+    return time.perf_counter() - start
+
+
+def time_small_command(src: str, tmp: Path) -> float:
+    """Wall time of the C4.5 command on iris.arff with the compiled kernels."""
+    command = [sys.executable, "-m", "quercus", "train",
+               str(ROOT / "tests" / "data" / "arff" / "iris.arff"), "--target", "class",
+               "--algorithm", "c45", "--out", str(tmp / "iris.json")]
+    start = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True,
+                   env={**os.environ, "PYTHONPATH": src, "QUERCUS_KERNELS": "compiled"})
+    return time.perf_counter() - start
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=100_000)
@@ -109,6 +139,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = make_data(Path(tmp) / "big.arff", args.rows, args.features)
         time_command(path, src)  # the big fit's kernels into the numba cache
+        time_small_command(src, Path(tmp))
         if args.compare:
             time_command(path, args.compare)
         model, j_tree = None, None
@@ -122,6 +153,8 @@ def main() -> None:
             keep("fit", fit)
             keep("read+fit", both)
             keep("command", time_command(path, src))
+            keep("floor", time_floor(src))
+            keep("small command", time_small_command(src, Path(tmp)))
             if args.compare:
                 keep("old read", time_old_read(args.compare, path))
                 keep("old command", time_command(path, args.compare))
@@ -141,6 +174,8 @@ def main() -> None:
     row("read_arff (s)", None, med["read"])
     row("read_arff + fit, in process (s)", j_wall, med["read+fit"])
     row("whole command (s)", j_wall, med["command"])
+    row("  import + numba's set-up (s)", j_wall, med["floor"])
+    row("  the command on iris.arff (s)", j_wall, med["small command"])
     if args.compare:
         row("  old read_arff (s)", None, med["old read"])
         row("  old whole command (s)", j_wall, med["old command"])

@@ -268,3 +268,32 @@ def test_the_warmup_marks_the_indexes_it_read_fresh(cache, monkeypatch):
     _warmup.warm(["cart"])
     assert _kernel_path.family_cached("cart")
     assert not _kernel_path.family_cached("hist")  # only the family warmed
+
+
+def test_the_optimal_warmup_reaches_the_pair_count_solvers(monkeypatch):
+    """Yes/no features are solved by the optimal tree's pair-count kernels, which the mixed
+    warm-up data never reaches: the warm-up's binary data must (else a first ``auto`` run
+    on a yes/no table compiles them in the user's process). Run pure, counting the calls."""
+    import quercus.growing.optimal as search
+    from quercus import DecisionTreeClassifier, _warmup
+
+    monkeypatch.setenv("QUERCUS_KERNELS", "pure")
+    calls = {"solve_depth2_binary": 0, "solve_depth3_binary": 0}
+    for name in calls:
+        original = getattr(search, name)
+
+        def counted(*args, _original=original, _name=name):
+            calls[_name] += 1
+            return _original(*args)
+
+        monkeypatch.setattr(search, name, counted)
+    frame, three, two = _warmup.binary_data()
+    for params in _warmup.FAMILIES["optimal"]:
+        for y in (three, two):
+            DecisionTreeClassifier(**params, random_state=0).fit(frame, y)
+    assert calls["solve_depth2_binary"] > 0 and calls["solve_depth3_binary"] > 0
+    mixed, mixed_three, _ = _warmup.warmup_data()
+    calls.update(dict.fromkeys(calls, 0))
+    DecisionTreeClassifier(**_warmup.FAMILIES["optimal"][1], random_state=0).fit(
+        mixed, mixed_three)
+    assert calls["solve_depth2_binary"] == 0  # why the binary data is needed

@@ -4,7 +4,8 @@ Started in the background by ``_kernel_path.start_warmup`` when a process runs a
 kernels as plain Python because numba's cache does not hold them yet (docs/architecture.md,
 "Start-up"). It fits small trees of each family with the compiled kernels
 (``QUERCUS_KERNELS=compiled``), on mixed data (numeric with missing values, categorical,
-two and three classes) and on its numeric columns alone, so that it compiles what small
+two and three classes), on its numeric columns alone and, for the optimal tree, on yes/no
+features only, so that it compiles what small
 fits and their predictions call, at low priority, prints
 nothing, marks the family's cache indexes fresh (``_kernel_path.refresh_index``), adds a
 line ``done FAMILY`` to its lock (``QUERCUS_WARMUP_LOCK``) as each family
@@ -41,6 +42,20 @@ def warmup_data(seed: int = 0) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
     return frame, three, two
 
 
+def binary_data(seed: int = 1) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """Rows of yes/no features only (0/1 numbers, two categories) and the two targets: the
+    optimal tree solves such data with its pair-count kernels, which mixed data does not
+    reach (a first ``auto`` run on a small yes/no table compiled them for 7 s)."""
+    rng = np.random.default_rng(seed)
+    flags = rng.integers(0, 2, size=(ROWS, 3))
+    frame = pd.DataFrame(flags.astype(float), columns=["x", "y", "z"])
+    frame["member"] = np.where(rng.random(ROWS) < 0.5, "yes", "no")
+    score = flags[:, 0] + flags[:, 1] * (frame["member"] == "yes") + 0.5 * flags[:, 2]
+    three = np.where(score > 1.2, "high", np.where(score < 0.6, "low", "middle"))
+    two = np.where(score > 0.8, "yes", "no")
+    return frame, three, two
+
+
 def _optimal_params() -> list[dict]:
     """``algorithm="auto"``'s optimal candidates, then the optimal tree's defaults."""
     from .selection import CANDIDATES
@@ -66,10 +81,13 @@ def warm(families, done=None) -> None:
     frame, three, two = warmup_data()
     # a tree of numeric splits only predicts with its own kernel (predict_numeric)
     numeric = frame[["a", "b", "c"]]
+    binary, binary_three, binary_two = binary_data()
     for family in families:
         failed = False
         for i, params in enumerate(FAMILIES.get(family, [])):
             cases = [(frame, three), (frame, two)] + ([(numeric, two)] if i == 0 else [])
+            if family == "optimal":
+                cases += [(binary, binary_three), (binary, binary_two)]
             for X, y in cases:
                 try:
                     model = DecisionTreeClassifier(**params, random_state=0).fit(X, y)
