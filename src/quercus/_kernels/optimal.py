@@ -489,41 +489,110 @@ def _capped(before, best, limit, ties):
 
 @njit(cache=True)
 def _sweep_feature_two(g, goes, orders, tot, min_leaf, e_out, c_out, limit, ties, packed):
-    """``_sweep_feature`` for two classes: the rows first dealt to their child (without a
-    branch), then each child's rows swept alone, its running sums in scalars. ``packed``:
-    scratch of shape (2, rows) for code * 2 + class in code order, per child."""
+    """``_sweep_feature`` for two classes: the rows of the sides to sweep first dealt to
+    their child in code order (``packed[s]``: code * 2 + class, without a branch), then
+    each child's rows swept alone, its running sums in scalars. ``packed``: scratch of
+    shape (2, rows)."""
     by_feature, codes_sorted, classes_sorted, weights_sorted = orders
     n = by_feature.shape[1]
+    order = by_feature[g]
+    codes_g = codes_sorted[g]
+    classes_g = classes_sorted[g]
     # weights of at least 1 (whole, positive) that sum to the number of rows are all 1
     unit = tot[0, 0] + tot[0, 1] == tot[0, 2] and tot[1, 0] + tot[1, 1] == tot[1, 2]
-    weights = np.empty((2, 0 if unit else n), dtype=weights_sorted.dtype)
-    count = np.zeros(2, dtype=np.int64)
-    if unit:
+    open_l = tot[0, 2] > 0 and limit[0] >= 0
+    open_r = tot[1, 2] > 0 and limit[1] >= 0
+    if not open_l and not open_r:
+        return
+    left = packed[0]
+    right = packed[1]
+    if not unit:
+        weights = np.empty((2, n), dtype=weights_sorted.dtype)
+        weights_g = weights_sorted[g]
+        m0 = 0
+        m1 = 0
         for q in range(n):
-            side = 1 - np.int64(goes[by_feature[g, q]])
-            m = count[side]
-            packed[side, m] = 2 * codes_sorted[g, q] + classes_sorted[g, q]
-            count[side] = m + 1
+            v = 2 * codes_g[q] + classes_g[q]
+            if goes[order[q]]:
+                left[m0] = v
+                weights[0, m0] = weights_g[q]
+                m0 += 1
+            else:
+                right[m1] = v
+                weights[1, m1] = weights_g[q]
+                m1 += 1
+        if open_l:
+            _sweep_side_two(left, weights[0], m0, tot[0, 0], tot[0, 1], min_leaf, e_out, c_out,
+                            limit, ties, 0, False)
+        if open_r:
+            _sweep_side_two(right, weights[1], m1, tot[1, 0], tot[1, 1], min_leaf, e_out,
+                            c_out, limit, ties, 1, False)
+        return
+    # unit weights: every row written to both sides' next slots, the counts moved on by
+    # its side (no branch); a side not swept is not dealt
+    m0 = 0
+    m1 = 0
+    if open_l and open_r:
+        for q in range(n):
+            v = 2 * codes_g[q] + classes_g[q]
+            s = np.int64(goes[order[q]])
+            left[m0] = v
+            right[m1] = v
+            m0 += s
+            m1 += 1 - s
+    elif open_l:
+        for q in range(n):
+            left[m0] = 2 * codes_g[q] + classes_g[q]
+            m0 += np.int64(goes[order[q]])
     else:
         for q in range(n):
-            side = 1 - np.int64(goes[by_feature[g, q]])
-            m = count[side]
-            packed[side, m] = 2 * codes_sorted[g, q] + classes_sorted[g, q]
-            weights[side, m] = weights_sorted[g, q]
-            count[side] = m + 1
-    one = tot[0, 0] - tot[0, 0] + 1
-    for side in range(2):
-        m = count[side]
-        if m == 0 or limit[side] < 0:
-            continue
-        t0, t1 = tot[side, 0], tot[side, 1]
-        a0 = t0 - t0
-        a1 = a0
-        best = e_out[side]
-        cut = c_out[side]
-        last = -1
+            right[m1] = 2 * codes_g[q] + classes_g[q]
+            m1 += 1 - np.int64(goes[order[q]])
+    if open_l:
+        _sweep_side_two(left, left, m0, tot[0, 0], tot[0, 1], min_leaf, e_out, c_out, limit,
+                        ties, 0, True)
+    if open_r:
+        _sweep_side_two(right, right, m1, tot[1, 0], tot[1, 1], min_leaf, e_out, c_out, limit,
+                        ties, 1, True)
+
+
+@njit(cache=True)
+def _sweep_side_two(packed, weights, m, t0, t1, min_leaf, e_out, c_out, limit, ties, side,
+                    unit):
+    """One child's sweep of ``_sweep_feature_two``: its ``m`` rows ``packed`` (code * 2 +
+    class, in code order; ``weights`` theirs unless ``unit``), its class totals ``t0``,
+    ``t1``; updates ``e_out[side]``, ``c_out[side]``."""
+    zero = t0 - t0
+    best = e_out[side]
+    cut = c_out[side]
+    lim = limit[side]
+    tie = ties[side]
+    last = -1
+    if unit:  # the class-1 rows counted without a branch, the class-0 ones from j
+        ones = np.int64(0)
         for j in range(m):
-            v = packed[side, j]
+            v = packed[j]
+            c = v >> 1
+            if j > 0 and c != last and j >= min_leaf and m - j >= min_leaf:
+                a1 = zero + ones
+                a0 = zero + (j - ones)
+                before = min(a0, a1)
+                e = before + min(t0 - a0, t1 - a1)
+                if e < best:
+                    best = e
+                    cut = last
+                if _capped(before, best, lim, tie):
+                    if before < best:
+                        best = before
+                        cut = -1
+                    break
+            ones += v & 1
+            last = c
+    else:
+        a0 = zero
+        a1 = zero
+        for j in range(m):
+            v = packed[j]
             c = v >> 1
             if j > 0 and c != last and j >= min_leaf and m - j >= min_leaf:
                 before = min(a0, a1)
@@ -531,19 +600,18 @@ def _sweep_feature_two(g, goes, orders, tot, min_leaf, e_out, c_out, limit, ties
                 if e < best:
                     best = e
                     cut = last
-                if _capped(before, best, limit[side], ties[side]):
+                if _capped(before, best, lim, tie):
                     if before < best:
                         best = before
                         cut = -1
                     break
-            weight = one if unit else weights[side, j]
             if v & 1:
-                a1 += weight
+                a1 += weights[j]
             else:
-                a0 += weight
+                a0 += weights[j]
             last = c
-        e_out[side] = best
-        c_out[side] = cut
+    e_out[side] = best
+    c_out[side] = cut
 
 
 @njit(cache=True)
@@ -551,6 +619,19 @@ def _closed(bound, best, best_g, g):
     """Whether feature g cannot give a child's best: its bound is above the best so far,
     or that best is 0 (no error is below it) and was not found at a later feature."""
     return bound > best or (best <= 0 and best_g < g)
+
+
+@njit(cache=True)
+def _stable_order(a, b, out):
+    """The positions of ``a + b`` from the lowest up, ties in position order (a stable
+    argsort; insertion sort, for the few features of a node)."""
+    for i in range(out.shape[0]):
+        key = a[i] + b[i]
+        j = i
+        while j > 0 and a[out[j - 1]] + b[out[j - 1]] > key:
+            out[j] = out[j - 1]
+            j -= 1
+        out[j] = i
 
 
 @njit(cache=True)
@@ -576,20 +657,23 @@ def _sweep_child_bests(goes, orders, y, w, rows, K, min_leaf, work, lb, first, f
     for k in range(K + 1):
         lvec[k] = tot[0, k]
         rvec[k] = tot[1, k]
-    leaf = np.empty(2, dtype=lvec.dtype)
+    # the small per-side values in two arrays (fewer allocations per evaluated cut)
+    sides = np.empty((4, 2), dtype=lvec.dtype)
+    leaf, best, e, limit = sides[0], sides[1], sides[2], sides[3]
     leaf[0] = leaf_error(lvec, K)
     leaf[1] = leaf_error(rvec, K)
-    best = leaf.copy()
-    best_g = np.full(2, -1, dtype=np.int64)
-    best_c = np.zeros(2, dtype=np.int64)
-    e = np.empty(2, dtype=lvec.dtype)
-    c = np.empty(2, dtype=np.int64)
-    done = np.zeros(n_features, dtype=np.bool_)
-    limit = np.empty(2, dtype=lvec.dtype)
+    best[0] = leaf[0]
+    best[1] = leaf[1]
+    where = np.empty((3, 2), dtype=np.int64)
+    best_g, best_c, c = where[0], where[1], where[2]
+    best_g[:] = -1
+    best_c[:] = 0
     ties = np.empty(2, dtype=np.bool_)
     # the other features from the lowest bounds up (likely the best first: the bests
     # found early rule out more features); ties keep the first feature whatever the order
-    by_bound = np.argsort(lb[0] + lb[1], kind="mergesort")
+    by_bound = np.empty(n_features, dtype=np.int64)
+    done = np.zeros(n_features, dtype=np.bool_)
+    _stable_order(lb[0], lb[1], by_bound)
     packed = np.empty((2, n), dtype=np.int64)  # the sweeps' scratch
     for step in range(2 + n_features):
         if step < 2:
