@@ -81,13 +81,25 @@ def node_table(codes, y, w, rows, n_codes, n_classes):
     glob_parts = np.empty(n_features * (n + 1), dtype=np.int64)
     for g in range(n_features):
         m = 0
+        low = largest
+        high = -1
         for i in range(n):
             c = codes[rows[i], g]
             if c >= 0 and seen[c] < 0:
                 seen[c] = 0
                 found[m] = c
                 m += 1
-        present = np.sort(found[:m])
+                low = min(low, c)
+                high = max(high, c)
+        if high - low < 4 * m:  # the present codes in increasing order: by their range
+            present = found[:m]
+            j = 0
+            for c in range(low, high + 1):
+                if seen[c] == 0:
+                    present[j] = c
+                    j += 1
+        else:  # or sorted, when they are few in a wide range
+            present = np.sort(found[:m])
         for j in range(m):
             seen[present[j]] = j
         base = offsets[g]
@@ -245,6 +257,30 @@ def scan_tests(tab, offsets, glob, categorical, n_classes, learn, max_subset, mi
                 _write_test(best_test[0], g, np.int64(KNOWN), np.int64(0), np.bool_(False), glob,
                             present, np.int64(0), np.int64(n_present), np.int64(-1))
     return best, n_emit
+
+
+@njit(cache=True)
+def _max_tests(tab, offsets, categorical, n_classes, learn, max_subset):
+    """The number of candidate tests ``scan_tests`` looks at (valid or not): room for the
+    tests it emits."""
+    K = n_classes
+    room = 0
+    for g in range(offsets.shape[0] - 1):
+        ms = offsets[g + 1] - 1
+        n_present = 0
+        for s in range(offsets[g], ms):
+            if tab[s, K] > 0:
+                n_present += 1
+        if n_present == 0:
+            continue
+        both = learn and tab[ms, K] > 0
+        if categorical[g] and n_present <= max_subset:
+            n_masks = (1 << n_present) - 1
+            n_candidates = (n_masks - 1) // 2 if learn else n_masks - 1
+        else:
+            n_candidates = n_present - 1 if not categorical[g] else n_present
+        room += n_candidates * (2 if both else 1) + (1 if both else 0)
+    return room
 
 
 @njit(cache=True)
@@ -966,8 +1002,9 @@ def _cut_bounds(tests, errors, first, last, n_tests, table, local, offsets, glob
     for g in range(n_features):
         if not chosen[g]:
             pick[g] = -1
-    left = np.zeros_like(table)
-    right = np.zeros_like(table)
+    tables = (0 if sweep else table.shape[0], K + 1)
+    left = np.zeros(tables, dtype=table.dtype)
+    right = np.zeros(tables, dtype=table.dtype)
     flags = np.zeros(n, dtype=np.bool_)
     scratch_error = out_error.copy()
     scratch_tests = np.zeros((4, 3, TEST_WIDTH), dtype=np.int64)
@@ -1027,27 +1064,37 @@ def depth2_node(codes, y, w, rows, n_codes, categorical, n_classes, depth, learn
     one = np.zeros((1, TEST_WIDTH), dtype=np.int64)
     one[0, 0] = NO_FEATURE
     leaf = leaf_error(total, K)
+    # every valid test, written once into room for every candidate (``_max_tests``)
+    n_tests = 0
+    room = _max_tests(table, offsets, categorical, K, learn, max_subset) \
+        if depth >= 2 and n > 0 else 0
+    tests = np.empty((room, TEST_WIDTH), dtype=np.int64)
+    errors = np.empty(room, dtype=table.dtype)
+    if room > 0:
+        _best, n_tests = scan_tests(table, offsets, glob, categorical, K, learn, max_subset,
+                                    min_leaf, leaf, one, tests, errors)
+    tests = tests[:n_tests]
+    errors = errors[:n_tests]
     if reset:
         out_tests[:, :, :] = 0
         out_tests[:, :, 0] = NO_FEATURE
         for b in range(4):
             out_error[b] = leaf
-        if n > 0:
+        if n > 0 and room > 0:
+            # the best single split: the first test (in scan order) of least error, when
+            # below the leaf's, as scan_tests finds it
+            best1 = leaf
+            for t in range(n_tests):
+                if errors[t] < best1:
+                    best1 = errors[t]
+                    one[0] = tests[t]
+        elif n > 0:
             best1, _n = scan_tests(table, offsets, glob, categorical, K, learn, max_subset,
                                    min_leaf, leaf, one, empty, empty_err)
-            if one[0, 0] != NO_FEATURE:
-                for b in range(1, 4):
-                    out_error[b] = best1
-                    out_tests[b, 0] = one[0]
-    n_tests = 0
-    if depth >= 2 and n > 0:
-        n_tests = count_tests(table, offsets, glob, categorical, K, learn, max_subset,
-                              min_leaf)
-    tests = np.zeros((n_tests, TEST_WIDTH), dtype=np.int64)
-    errors = np.zeros(n_tests, dtype=table.dtype)
-    if n_tests > 0:
-        scan_tests(table, offsets, glob, categorical, K, learn, max_subset, min_leaf, leaf,
-                   one, tests, errors)
+        if n > 0 and one[0, 0] != NO_FEATURE:
+            for b in range(1, 4):
+                out_error[b] = best1
+                out_tests[b, 0] = one[0]
     # ConTree's interval pruning of a numeric feature's cuts (``_interval_block``) needs
     # min_leaf == 1 and every test at a node to stay a test on more rows
     can_skip = min_leaf == 1
@@ -1100,9 +1147,12 @@ def depth2_node(codes, y, w, rows, n_codes, categorical, n_classes, depth, learn
     flags[0] = n_tests
     flags[1] = can_skip
     flags[2] = sorted_rows
-    # scratch: the children's tables, the sweep's, the rows by slot, their starts
-    scratch = (np.zeros_like(table), np.zeros_like(table), np.zeros_like(table),
-               np.zeros_like(table), np.empty(n, dtype=np.int64),
+    # scratch: the children's tables, the sweep's (none on a node of sweeps: depth2_tests
+    # makes them if a test needs them), the rows by slot, their starts
+    tables = (0 if sorted_rows else table.shape[0], K + 1)
+    scratch = (np.zeros(tables, dtype=table.dtype), np.zeros(tables, dtype=table.dtype),
+               np.zeros(tables, dtype=table.dtype), np.zeros(tables, dtype=table.dtype),
+               np.empty(n, dtype=np.int64),
                np.zeros(table.shape[0] + 1, dtype=np.int64), np.zeros(n, dtype=np.bool_),
                np.zeros(n, dtype=np.bool_))
     return (table, offsets, glob, local, total, tests, errors, orders, node_feat, bounds,
@@ -1251,6 +1301,11 @@ def depth2_tests(node, codes, y, w, rows, categorical, n_classes, learn, max_sub
             sweep_g = -1
             t = t1
             continue
+        if left.shape[0] != table.shape[0]:  # a node of sweeps made no class tables
+            left = np.zeros_like(table)
+            right = np.zeros_like(table)
+            sweep = np.zeros_like(table)
+            sweep_missing = np.zeros_like(table)
         if test[1] == ORDERED and two_codes:
             # a binary feature without missing values here: one test; build the side with
             # fewer rows and take the other from the node's table
