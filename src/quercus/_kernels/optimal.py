@@ -598,10 +598,10 @@ def _sweep_feature_two(g, goes, orders, tot, min_leaf, e_out, c_out, limit, ties
                 m1 += 1
         if open_l:
             _sweep_side_two(left, weights[0], m0, tot[0, 0], tot[0, 1], min_leaf, e_out, c_out,
-                            limit, ties, 0, False)
+                            limit, ties, np.int64(0), np.bool_(False))
         if open_r:
             _sweep_side_two(right, weights[1], m1, tot[1, 0], tot[1, 1], min_leaf, e_out,
-                            c_out, limit, ties, 1, False)
+                            c_out, limit, ties, np.int64(1), np.bool_(False))
         return
     # unit weights: every row written to both sides' next slots, the counts moved on by
     # its side (no branch); a side not swept is not dealt
@@ -625,10 +625,10 @@ def _sweep_feature_two(g, goes, orders, tot, min_leaf, e_out, c_out, limit, ties
             m1 += 1 - np.int64(goes[order[q]])
     if open_l:
         _sweep_side_two(left, left, m0, tot[0, 0], tot[0, 1], min_leaf, e_out, c_out, limit,
-                        ties, 0, True)
+                        ties, np.int64(0), np.bool_(True))
     if open_r:
         _sweep_side_two(right, right, m1, tot[1, 0], tot[1, 1], min_leaf, e_out, c_out, limit,
-                        ties, 1, True)
+                        ties, np.int64(1), np.bool_(True))
 
 
 @njit(cache=True)
