@@ -584,8 +584,8 @@ def _sweep_feature_two(g, goes, orders, tot, min_leaf, e_out, c_out, limit, ties
     if not unit:
         weights = np.empty((2, n), dtype=weights_sorted.dtype)
         weights_g = weights_sorted[g]
-        m0 = 0
-        m1 = 0
+        m0 = np.int64(0)
+        m1 = np.int64(0)
         for q in range(n):
             v = 2 * codes_g[q] + classes_g[q]
             if goes[order[q]]:
@@ -605,8 +605,8 @@ def _sweep_feature_two(g, goes, orders, tot, min_leaf, e_out, c_out, limit, ties
         return
     # unit weights: every row written to both sides' next slots, the counts moved on by
     # its side (no branch); a side not swept is not dealt
-    m0 = 0
-    m1 = 0
+    m0 = np.int64(0)
+    m1 = np.int64(0)
     if open_l and open_r:
         for q in range(n):
             v = 2 * codes_g[q] + classes_g[q]
