@@ -32,6 +32,9 @@ BOUND_FEATURES = 4  # features whose best single cut gives the first upper bound
 # (each block then takes tens of microseconds: smaller ones lose more to the threads'
 # hand-offs than they gain, worse on a busy machine)
 PARALLEL_WORK = 1 << 20
+# an interval of more cuts than this bounds them feature by feature in steps
+# (``_feature_steps``: a sort of the features, then O(1) a cut), fewer one by one
+STEPPED_CUTS = 8
 
 
 @njit(cache=True)
@@ -81,13 +84,25 @@ def node_table(codes, y, w, rows, n_codes, n_classes):
     glob_parts = np.empty(n_features * (n + 1), dtype=np.int64)
     for g in range(n_features):
         m = 0
+        low = largest
+        high = -1
         for i in range(n):
             c = codes[rows[i], g]
             if c >= 0 and seen[c] < 0:
                 seen[c] = 0
                 found[m] = c
                 m += 1
-        present = np.sort(found[:m])
+                low = min(low, c)
+                high = max(high, c)
+        if high - low < 4 * m:  # the present codes in increasing order: by their range
+            present = found[:m]
+            j = 0
+            for c in range(low, high + 1):
+                if seen[c] == 0:
+                    present[j] = c
+                    j += 1
+        else:  # or sorted, when they are few in a wide range
+            present = np.sort(found[:m])
         for j in range(m):
             seen[present[j]] = j
         base = offsets[g]
@@ -248,6 +263,30 @@ def scan_tests(tab, offsets, glob, categorical, n_classes, learn, max_subset, mi
 
 
 @njit(cache=True)
+def _max_tests(tab, offsets, categorical, n_classes, learn, max_subset):
+    """The number of candidate tests ``scan_tests`` looks at (valid or not): room for the
+    tests it emits."""
+    K = n_classes
+    room = 0
+    for g in range(offsets.shape[0] - 1):
+        ms = offsets[g + 1] - 1
+        n_present = 0
+        for s in range(offsets[g], ms):
+            if tab[s, K] > 0:
+                n_present += 1
+        if n_present == 0:
+            continue
+        both = learn and tab[ms, K] > 0
+        if categorical[g] and n_present <= max_subset:
+            n_masks = (1 << n_present) - 1
+            n_candidates = (n_masks - 1) // 2 if learn else n_masks - 1
+        else:
+            n_candidates = n_present - 1 if not categorical[g] else n_present
+        room += n_candidates * (2 if both else 1) + (1 if both else 0)
+    return room
+
+
+@njit(cache=True)
 def count_tests(tab, offsets, glob, categorical, n_classes, learn, max_subset, min_leaf):
     """How many valid tests ``scan_tests`` emits for this table."""
     dummy = np.zeros((1, TEST_WIDTH), dtype=np.int64)
@@ -403,6 +442,42 @@ def _cut_bound_by_features(j, i, k, cw, ends, leaf_l, feat_l, leaf_r, feat_r):
 
 
 @njit(cache=True)
+def _feature_steps(a, b, out, big):
+    """``min over g of max(a[g], b[g] - x)`` for every x at once (the bound of a child's
+    best over the features in ``_cut_bound_by_features``, x the weight moved): feature g
+    gives a[g] while x >= b[g] - a[g], else b[g] - x. With the features by that step
+    (``out[0, :F]``, increasing), the p features of steps <= x give the least a among
+    them, ``out[1, p]``, and the others the least b among them, ``out[2, p]``, less x
+    (``big`` where there is none): the bound is ``min(out[1, p], out[2, p] - x)``.
+    Exact for whole weights (the sweeps' nodes)."""
+    n_features = a.shape[0]
+    steps = out[0]
+    for g in range(n_features):  # insertion sort of the steps (a node's few features)
+        key = b[g] - a[g]
+        at = g
+        while at > 0 and steps[at - 1] > key:
+            steps[at] = steps[at - 1]
+            out[1, at] = out[1, at - 1]
+            out[2, at] = out[2, at - 1]
+            at -= 1
+        steps[at] = key
+        out[1, at] = a[g]
+        out[2, at] = b[g]
+    # prefix minima of a (out[1, p]: over the first p), suffix minima of b (from p on)
+    low = big
+    for p in range(n_features):
+        value = out[1, p]
+        out[1, p] = low
+        low = min(low, value)
+    out[1, n_features] = low
+    low = big
+    for p in range(n_features - 1, -1, -1):
+        low = min(low, out[2, p])
+        out[2, p] = low
+    out[2, n_features] = big
+
+
+@njit(cache=True)
 def _feature_orders(local, offsets, glob, y, w, rows, orders):
     """For each feature g, the positions 0..n-1 of the node's rows ordered by its code
     (``orders[0][g]``), and in that order their codes, classes and weights."""
@@ -489,41 +564,110 @@ def _capped(before, best, limit, ties):
 
 @njit(cache=True)
 def _sweep_feature_two(g, goes, orders, tot, min_leaf, e_out, c_out, limit, ties, packed):
-    """``_sweep_feature`` for two classes: the rows first dealt to their child (without a
-    branch), then each child's rows swept alone, its running sums in scalars. ``packed``:
-    scratch of shape (2, rows) for code * 2 + class in code order, per child."""
+    """``_sweep_feature`` for two classes: the rows of the sides to sweep first dealt to
+    their child in code order (``packed[s]``: code * 2 + class, without a branch), then
+    each child's rows swept alone, its running sums in scalars. ``packed``: scratch of
+    shape (2, rows)."""
     by_feature, codes_sorted, classes_sorted, weights_sorted = orders
     n = by_feature.shape[1]
+    order = by_feature[g]
+    codes_g = codes_sorted[g]
+    classes_g = classes_sorted[g]
     # weights of at least 1 (whole, positive) that sum to the number of rows are all 1
     unit = tot[0, 0] + tot[0, 1] == tot[0, 2] and tot[1, 0] + tot[1, 1] == tot[1, 2]
-    weights = np.empty((2, 0 if unit else n), dtype=weights_sorted.dtype)
-    count = np.zeros(2, dtype=np.int64)
-    if unit:
+    open_l = tot[0, 2] > 0 and limit[0] >= 0
+    open_r = tot[1, 2] > 0 and limit[1] >= 0
+    if not open_l and not open_r:
+        return
+    left = packed[0]
+    right = packed[1]
+    if not unit:
+        weights = np.empty((2, n), dtype=weights_sorted.dtype)
+        weights_g = weights_sorted[g]
+        m0 = np.int64(0)
+        m1 = np.int64(0)
         for q in range(n):
-            side = 1 - np.int64(goes[by_feature[g, q]])
-            m = count[side]
-            packed[side, m] = 2 * codes_sorted[g, q] + classes_sorted[g, q]
-            count[side] = m + 1
+            v = 2 * codes_g[q] + classes_g[q]
+            if goes[order[q]]:
+                left[m0] = v
+                weights[0, m0] = weights_g[q]
+                m0 += 1
+            else:
+                right[m1] = v
+                weights[1, m1] = weights_g[q]
+                m1 += 1
+        if open_l:
+            _sweep_side_two(left, weights[0], m0, tot[0, 0], tot[0, 1], min_leaf, e_out, c_out,
+                            limit, ties, np.int64(0), np.bool_(False))
+        if open_r:
+            _sweep_side_two(right, weights[1], m1, tot[1, 0], tot[1, 1], min_leaf, e_out,
+                            c_out, limit, ties, np.int64(1), np.bool_(False))
+        return
+    # unit weights: every row written to both sides' next slots, the counts moved on by
+    # its side (no branch); a side not swept is not dealt
+    m0 = np.int64(0)
+    m1 = np.int64(0)
+    if open_l and open_r:
+        for q in range(n):
+            v = 2 * codes_g[q] + classes_g[q]
+            s = np.int64(goes[order[q]])
+            left[m0] = v
+            right[m1] = v
+            m0 += s
+            m1 += 1 - s
+    elif open_l:
+        for q in range(n):
+            left[m0] = 2 * codes_g[q] + classes_g[q]
+            m0 += np.int64(goes[order[q]])
     else:
         for q in range(n):
-            side = 1 - np.int64(goes[by_feature[g, q]])
-            m = count[side]
-            packed[side, m] = 2 * codes_sorted[g, q] + classes_sorted[g, q]
-            weights[side, m] = weights_sorted[g, q]
-            count[side] = m + 1
-    one = tot[0, 0] - tot[0, 0] + 1
-    for side in range(2):
-        m = count[side]
-        if m == 0 or limit[side] < 0:
-            continue
-        t0, t1 = tot[side, 0], tot[side, 1]
-        a0 = t0 - t0
-        a1 = a0
-        best = e_out[side]
-        cut = c_out[side]
-        last = -1
+            right[m1] = 2 * codes_g[q] + classes_g[q]
+            m1 += 1 - np.int64(goes[order[q]])
+    if open_l:
+        _sweep_side_two(left, left, m0, tot[0, 0], tot[0, 1], min_leaf, e_out, c_out, limit,
+                        ties, np.int64(0), np.bool_(True))
+    if open_r:
+        _sweep_side_two(right, right, m1, tot[1, 0], tot[1, 1], min_leaf, e_out, c_out, limit,
+                        ties, np.int64(1), np.bool_(True))
+
+
+@njit(cache=True)
+def _sweep_side_two(packed, weights, m, t0, t1, min_leaf, e_out, c_out, limit, ties, side,
+                    unit):
+    """One child's sweep of ``_sweep_feature_two``: its ``m`` rows ``packed`` (code * 2 +
+    class, in code order; ``weights`` theirs unless ``unit``), its class totals ``t0``,
+    ``t1``; updates ``e_out[side]``, ``c_out[side]``."""
+    zero = t0 - t0
+    best = e_out[side]
+    cut = c_out[side]
+    lim = limit[side]
+    tie = ties[side]
+    last = -1
+    if unit:  # the class-1 rows counted without a branch, the class-0 ones from j
+        ones = np.int64(0)
         for j in range(m):
-            v = packed[side, j]
+            v = packed[j]
+            c = v >> 1
+            if j > 0 and c != last and j >= min_leaf and m - j >= min_leaf:
+                a1 = zero + ones
+                a0 = zero + (j - ones)
+                before = min(a0, a1)
+                e = before + min(t0 - a0, t1 - a1)
+                if e < best:
+                    best = e
+                    cut = last
+                if _capped(before, best, lim, tie):
+                    if before < best:
+                        best = before
+                        cut = -1
+                    break
+            ones += v & 1
+            last = c
+    else:
+        a0 = zero
+        a1 = zero
+        for j in range(m):
+            v = packed[j]
             c = v >> 1
             if j > 0 and c != last and j >= min_leaf and m - j >= min_leaf:
                 before = min(a0, a1)
@@ -531,19 +675,18 @@ def _sweep_feature_two(g, goes, orders, tot, min_leaf, e_out, c_out, limit, ties
                 if e < best:
                     best = e
                     cut = last
-                if _capped(before, best, limit[side], ties[side]):
+                if _capped(before, best, lim, tie):
                     if before < best:
                         best = before
                         cut = -1
                     break
-            weight = one if unit else weights[side, j]
             if v & 1:
-                a1 += weight
+                a1 += weights[j]
             else:
-                a0 += weight
+                a0 += weights[j]
             last = c
-        e_out[side] = best
-        c_out[side] = cut
+    e_out[side] = best
+    c_out[side] = cut
 
 
 @njit(cache=True)
@@ -551,6 +694,19 @@ def _closed(bound, best, best_g, g):
     """Whether feature g cannot give a child's best: its bound is above the best so far,
     or that best is 0 (no error is below it) and was not found at a later feature."""
     return bound > best or (best <= 0 and best_g < g)
+
+
+@njit(cache=True)
+def _stable_order(a, b, out):
+    """The positions of ``a + b`` from the lowest up, ties in position order (a stable
+    argsort; insertion sort, for the few features of a node)."""
+    for i in range(out.shape[0]):
+        key = a[i] + b[i]
+        j = i
+        while j > 0 and a[out[j - 1]] + b[out[j - 1]] > key:
+            out[j] = out[j - 1]
+            j -= 1
+        out[j] = i
 
 
 @njit(cache=True)
@@ -576,20 +732,23 @@ def _sweep_child_bests(goes, orders, y, w, rows, K, min_leaf, work, lb, first, f
     for k in range(K + 1):
         lvec[k] = tot[0, k]
         rvec[k] = tot[1, k]
-    leaf = np.empty(2, dtype=lvec.dtype)
+    # the small per-side values in two arrays (fewer allocations per evaluated cut)
+    sides = np.empty((4, 2), dtype=lvec.dtype)
+    leaf, best, e, limit = sides[0], sides[1], sides[2], sides[3]
     leaf[0] = leaf_error(lvec, K)
     leaf[1] = leaf_error(rvec, K)
-    best = leaf.copy()
-    best_g = np.full(2, -1, dtype=np.int64)
-    best_c = np.zeros(2, dtype=np.int64)
-    e = np.empty(2, dtype=lvec.dtype)
-    c = np.empty(2, dtype=np.int64)
-    done = np.zeros(n_features, dtype=np.bool_)
-    limit = np.empty(2, dtype=lvec.dtype)
+    best[0] = leaf[0]
+    best[1] = leaf[1]
+    where = np.empty((3, 2), dtype=np.int64)
+    best_g, best_c, c = where[0], where[1], where[2]
+    best_g[:] = -1
+    best_c[:] = 0
     ties = np.empty(2, dtype=np.bool_)
     # the other features from the lowest bounds up (likely the best first: the bests
     # found early rule out more features); ties keep the first feature whatever the order
-    by_bound = np.argsort(lb[0] + lb[1], kind="mergesort")
+    by_bound = np.empty(n_features, dtype=np.int64)
+    done = np.zeros(n_features, dtype=np.bool_)
+    _stable_order(lb[0], lb[1], by_bound)
     packed = np.empty((2, n), dtype=np.int64)  # the sweeps' scratch
     for step in range(2 + n_features):
         if step < 2:
@@ -717,6 +876,9 @@ def _interval_block(tests, t0, t1, g, table, local, offsets, glob, categorical, 
             np.zeros((2, n_features), dtype=total.dtype), node_feat)
     feat_l, feat_r = feat[0], feat[1]
     near = np.full(2, -1, dtype=np.int64)
+    steps_l = np.empty((3, n_features + 1), dtype=total.dtype)  # _feature_steps's
+    steps_r = np.empty((3, n_features + 1), dtype=total.dtype)
+    big = 2 * cw[n] + 1  # above every bound: a child errs at most the node's weight
     low2 = np.empty(m + 2, dtype=total.dtype)  # the cuts' bounds at their last look
     low3 = np.empty(m + 2, dtype=total.dtype)
     # every cut's two leaves, exactly: the class weights of the rows left of each cut
@@ -754,9 +916,26 @@ def _interval_block(tests, t0, t1, g, table, local, offsets, glob, categorical, 
         # narrow (i, k) to the cuts whose bound does not exceed the bests
         lo = k
         hi = i
+        stepped = n_features > 0 and k - i > STEPPED_CUTS
+        if stepped:  # the per-feature bounds of the cuts by steps (_feature_steps)
+            _feature_steps(feat_l[i], feat_l[k], steps_l, big)
+            _feature_steps(feat_r[k], feat_r[i], steps_r, big)
+            p_l = n_features  # features whose left bound is at cut i's best, at this j
+            p_r = 0  # features whose right bound is at cut k's best
         for j in range(i + 1, k):
             c2, c3 = _cut_bound(j, i, k, cw, ends, exact_l, best_l, exact_r, best_r)
-            if n_features > 0:
+            if stepped:
+                loss = cw[ends[k]] - cw[ends[j]]  # falls as j rises
+                gain = cw[ends[j]] - cw[ends[i]]  # rises
+                while p_l > 0 and steps_l[0, p_l - 1] > loss:
+                    p_l -= 1
+                while p_r < n_features and steps_r[0, p_r] <= gain:
+                    p_r += 1
+                bl = min(exact_l[j], steps_l[1, p_l], steps_l[2, p_l] - loss)
+                br = min(exact_r[j], steps_r[1, p_r], steps_r[2, p_r] - gain)
+                c2 = max(c2, min(exact_l[j] + br, bl + exact_r[j]))
+                c3 = max(c3, bl + br)
+            elif n_features > 0:
                 f2, f3 = _cut_bound_by_features(j, i, k, cw, ends, exact_l, feat_l,
                                                 exact_r, feat_r)
                 c2 = max(c2, f2)
@@ -882,8 +1061,9 @@ def _cut_bounds(tests, errors, first, last, n_tests, table, local, offsets, glob
     for g in range(n_features):
         if not chosen[g]:
             pick[g] = -1
-    left = np.zeros_like(table)
-    right = np.zeros_like(table)
+    tables = (0 if sweep else table.shape[0], K + 1)
+    left = np.zeros(tables, dtype=table.dtype)
+    right = np.zeros(tables, dtype=table.dtype)
     flags = np.zeros(n, dtype=np.bool_)
     scratch_error = out_error.copy()
     scratch_tests = np.zeros((4, 3, TEST_WIDTH), dtype=np.int64)
@@ -943,27 +1123,37 @@ def depth2_node(codes, y, w, rows, n_codes, categorical, n_classes, depth, learn
     one = np.zeros((1, TEST_WIDTH), dtype=np.int64)
     one[0, 0] = NO_FEATURE
     leaf = leaf_error(total, K)
+    # every valid test, written once into room for every candidate (``_max_tests``)
+    n_tests = 0
+    room = _max_tests(table, offsets, categorical, K, learn, max_subset) \
+        if depth >= 2 and n > 0 else 0
+    tests = np.empty((room, TEST_WIDTH), dtype=np.int64)
+    errors = np.empty(room, dtype=table.dtype)
+    if room > 0:
+        _best, n_tests = scan_tests(table, offsets, glob, categorical, K, learn, max_subset,
+                                    min_leaf, leaf, one, tests, errors)
+    tests = tests[:n_tests]
+    errors = errors[:n_tests]
     if reset:
         out_tests[:, :, :] = 0
         out_tests[:, :, 0] = NO_FEATURE
         for b in range(4):
             out_error[b] = leaf
-        if n > 0:
+        if n > 0 and room > 0:
+            # the best single split: the first test (in scan order) of least error, when
+            # below the leaf's, as scan_tests finds it
+            best1 = leaf
+            for t in range(n_tests):
+                if errors[t] < best1:
+                    best1 = errors[t]
+                    one[0] = tests[t]
+        elif n > 0:
             best1, _n = scan_tests(table, offsets, glob, categorical, K, learn, max_subset,
                                    min_leaf, leaf, one, empty, empty_err)
-            if one[0, 0] != NO_FEATURE:
-                for b in range(1, 4):
-                    out_error[b] = best1
-                    out_tests[b, 0] = one[0]
-    n_tests = 0
-    if depth >= 2 and n > 0:
-        n_tests = count_tests(table, offsets, glob, categorical, K, learn, max_subset,
-                              min_leaf)
-    tests = np.zeros((n_tests, TEST_WIDTH), dtype=np.int64)
-    errors = np.zeros(n_tests, dtype=table.dtype)
-    if n_tests > 0:
-        scan_tests(table, offsets, glob, categorical, K, learn, max_subset, min_leaf, leaf,
-                   one, tests, errors)
+        if n > 0 and one[0, 0] != NO_FEATURE:
+            for b in range(1, 4):
+                out_error[b] = best1
+                out_tests[b, 0] = one[0]
     # ConTree's interval pruning of a numeric feature's cuts (``_interval_block``) needs
     # min_leaf == 1 and every test at a node to stay a test on more rows
     can_skip = min_leaf == 1
@@ -1016,9 +1206,12 @@ def depth2_node(codes, y, w, rows, n_codes, categorical, n_classes, depth, learn
     flags[0] = n_tests
     flags[1] = can_skip
     flags[2] = sorted_rows
-    # scratch: the children's tables, the sweep's, the rows by slot, their starts
-    scratch = (np.zeros_like(table), np.zeros_like(table), np.zeros_like(table),
-               np.zeros_like(table), np.empty(n, dtype=np.int64),
+    # scratch: the children's tables, the sweep's (none on a node of sweeps: depth2_tests
+    # makes them if a test needs them), the rows by slot, their starts
+    tables = (0 if sorted_rows else table.shape[0], K + 1)
+    scratch = (np.zeros(tables, dtype=table.dtype), np.zeros(tables, dtype=table.dtype),
+               np.zeros(tables, dtype=table.dtype), np.zeros(tables, dtype=table.dtype),
+               np.empty(n, dtype=np.int64),
                np.zeros(table.shape[0] + 1, dtype=np.int64), np.zeros(n, dtype=np.bool_),
                np.zeros(n, dtype=np.bool_))
     return (table, offsets, glob, local, total, tests, errors, orders, node_feat, bounds,
@@ -1167,6 +1360,11 @@ def depth2_tests(node, codes, y, w, rows, categorical, n_classes, learn, max_sub
             sweep_g = -1
             t = t1
             continue
+        if left.shape[0] != table.shape[0]:  # a node of sweeps made no class tables
+            left = np.zeros_like(table)
+            right = np.zeros_like(table)
+            sweep = np.zeros_like(table)
+            sweep_missing = np.zeros_like(table)
         if test[1] == ORDERED and two_codes:
             # a binary feature without missing values here: one test; build the side with
             # fewer rows and take the other from the node's table
