@@ -632,6 +632,25 @@ def _sweep_feature_two(g, goes, orders, tot, min_leaf, e_out, c_out, limit, ties
 
 
 @njit(cache=True)
+def _cut_step(a0, a1, t0, t1, best, cut, last, limit, ties):
+    """One cut of a two-class sweep, below code ``last`` with class weights ``a0``, ``a1``
+    on its left: ``(best, cut, stop)``, the child's best error and cut after it, and
+    whether no cut further right can do better (the best then at most the left's error,
+    with cut -1 when that is lower)."""
+    before = min(a0, a1)
+    e = before + min(t0 - a0, t1 - a1)
+    if e < best:
+        best = e
+        cut = last
+    if _capped(before, best, limit, ties):
+        if before < best:
+            best = before
+            cut = -1
+        return best, cut, True
+    return best, cut, False
+
+
+@njit(cache=True)
 def _sweep_side_two(packed, weights, m, t0, t1, min_leaf, e_out, c_out, limit, ties, side,
                     unit):
     """One child's sweep of ``_sweep_feature_two``: its ``m`` rows ``packed`` (code * 2 +
@@ -642,24 +661,16 @@ def _sweep_side_two(packed, weights, m, t0, t1, min_leaf, e_out, c_out, limit, t
     cut = c_out[side]
     lim = limit[side]
     tie = ties[side]
-    last = -1
+    last = np.int64(-1)  # typed: a literal -1 would compile _cut_step a second time
     if unit:  # the class-1 rows counted without a branch, the class-0 ones from j
         ones = np.int64(0)
         for j in range(m):
             v = packed[j]
             c = v >> 1
             if j > 0 and c != last and j >= min_leaf and m - j >= min_leaf:
-                a1 = zero + ones
-                a0 = zero + (j - ones)
-                before = min(a0, a1)
-                e = before + min(t0 - a0, t1 - a1)
-                if e < best:
-                    best = e
-                    cut = last
-                if _capped(before, best, lim, tie):
-                    if before < best:
-                        best = before
-                        cut = -1
+                best, cut, stop = _cut_step(zero + (j - ones), zero + ones, t0, t1, best,
+                                            cut, last, lim, tie)
+                if stop:
                     break
             ones += v & 1
             last = c
@@ -670,15 +681,8 @@ def _sweep_side_two(packed, weights, m, t0, t1, min_leaf, e_out, c_out, limit, t
             v = packed[j]
             c = v >> 1
             if j > 0 and c != last and j >= min_leaf and m - j >= min_leaf:
-                before = min(a0, a1)
-                e = before + min(t0 - a0, t1 - a1)
-                if e < best:
-                    best = e
-                    cut = last
-                if _capped(before, best, lim, tie):
-                    if before < best:
-                        best = before
-                        cut = -1
+                best, cut, stop = _cut_step(a0, a1, t0, t1, best, cut, last, lim, tie)
+                if stop:
                     break
             if v & 1:
                 a1 += weights[j]
