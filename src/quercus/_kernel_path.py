@@ -487,9 +487,36 @@ class _Switch:
         return f"<kernel {self.module}.{self.name}>"
 
 
+#: Cython extension modules (issue 39, while the kernels move): each lists in
+#: ``REPLACES`` the numba files whose kernels it holds, with the same names.
+CYTHON_MODULES = ("_splits", "_regression", "_hist", "_predict", "_c45", "_rpart", "_optimal")
+_cython: dict[str, types.ModuleType] = {}
+
+
+def _cython_modules() -> dict[str, types.ModuleType]:
+    """numba file name -> the compiled module replacing it (``QUERCUS_CYTHON``: a comma
+    list of the extension modules to use; default: every one that is built)."""
+    if not _cython:
+        wanted = os.environ.get("QUERCUS_CYTHON")
+        names = CYTHON_MODULES if wanted is None else [n for n in wanted.split(",") if n]
+        for name in names:
+            try:
+                extension = importlib.import_module(f"{PACKAGE}.{name}")
+            except ImportError:
+                continue
+            for replaced in getattr(extension, "REPLACES", ()):
+                _cython[replaced] = extension
+        _cython.setdefault("", None)  # looked once
+    return _cython
+
+
 def kernels(module: str, *names: str):
     """The named kernels (functions and classes as switches, constants as values) of
     ``_kernels.<module>``; one name gives the object, several a tuple."""
+    extension = _cython_modules().get(module)
+    if extension is not None:
+        found = [getattr(extension, name) for name in names]
+        return found[0] if len(found) == 1 else tuple(found)
     pure = pure_module(module)
     found = []
     for name in names:
