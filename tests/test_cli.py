@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import quercus
-from quercus import cli
+from quercus import cli, cli_commands
 from quercus.estimator import DecisionTreeClassifier
 from quercus.evaluation import cross_validate
 from quercus.export import load_model, rules_to_text, tree_to_text
@@ -446,7 +446,7 @@ def test_keyboard_interrupt_exits_130(monkeypatch, capsys):
     def interrupted(args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "cmd_demo", interrupted)
+    monkeypatch.setattr(cli_commands, "cmd_demo", interrupted)
     assert cli.main(["demo"]) == 130
     assert "Traceback" not in capsys.readouterr().err
 

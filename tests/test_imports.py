@@ -101,7 +101,8 @@ def test_the_circle_finder_finds_the_old_circle():
 
 MODULES = ["quercus.export.model_file", "quercus.export.model_writer",
            "quercus.export.interval_xml", "quercus.export.model_checks",
-           "quercus.export.atomic", "quercus.estimator", "quercus.export", "quercus.cli"]
+           "quercus.export.atomic", "quercus.estimator", "quercus.export", "quercus.cli",
+           "quercus.cli_parser", "quercus.cli_commands", "quercus.names"]
 
 
 @pytest.mark.parametrize("module", MODULES)

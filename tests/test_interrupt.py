@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from quercus import cli
+from quercus import cli, cli_commands
 from quercus.export import atomic
 
 ROOT = Path(__file__).parent.parent
@@ -159,7 +159,7 @@ def test_an_interrupt_a_library_reported_as_an_error_is_an_interrupt(monkeypatch
                              "failed") from None
         return 0
 
-    monkeypatch.setattr(cli, "cmd_demo", reads)
+    monkeypatch.setattr(cli_commands, "cmd_demo", reads)
     before = signal.getsignal(signal.SIGINT)
     assert cli.main(["demo"]) == 130
     assert capsys.readouterr().err == "quercus: interrupted\n"

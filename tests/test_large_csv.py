@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import quercus
-from quercus import cli
+from quercus import cli, cli_commands
 from quercus.data.csv_stream import read_csv_binned
 from quercus.errors import DataError
 from quercus.splitting import hist
@@ -196,7 +196,7 @@ def test_cli_stream_prints_and_writes_what_the_in_memory_run_does(tmp_path, caps
 def test_cli_streams_big_files_automatically(tmp_path, capsys, monkeypatch) -> None:
     path = tmp_path / "mixed.csv"
     _mixed_frame(500).to_csv(path, index=False)
-    monkeypatch.setattr(cli, "STREAM_MIN_BYTES", path.stat().st_size)
+    monkeypatch.setattr(cli_commands, "STREAM_MIN_BYTES", path.stat().st_size)
     base = ["train", str(path), "--target", "kind", "--out", str(tmp_path / "m.json")]
     for extra, streams in ([["--splitter", "hist"], True], [["--splitter", "auto"], True],
                            [["--splitter", "hist", "--no-stream"], False],

@@ -1,28 +1,35 @@
 """Quercus: learn, inspect and serve decision-tree classifiers."""
 
-from . import datasets
 from ._lazy import submodule_attributes
-from .criteria import best_split, gain_ratio, impurity, information_gain
-from .data import (
-    Codebook,
-    Dataset,
-    FeatureSpec,
-    Schema,
-    read_arff,
-    read_csv,
-    read_data,
-    read_parquet,
-)
-from .errors import DataError, ModelFileError, NotFittedError, QuercusError
-from .estimator import DecisionTreeClassifier
-from .export.model_file import load_model
-from .regressor import DecisionTreeRegressor
 
 __version__ = "0.1.0"
 
-# every public submodule is an attribute, imported on first use (quercus/_lazy.py)
-__getattr__, __dir__ = submodule_attributes(__name__, __path__, globals())
-del submodule_attributes
+# the public names, each imported from its module on first use, so that ``import quercus``
+# alone imports neither numpy nor pandas (quercus/_lazy.py); every public submodule is an
+# attribute too, imported on first use
+_ATTRIBUTES = {
+    "best_split": ".criteria",
+    "gain_ratio": ".criteria",
+    "impurity": ".criteria",
+    "information_gain": ".criteria",
+    "Codebook": ".data",
+    "Dataset": ".data",
+    "FeatureSpec": ".data",
+    "Schema": ".data",
+    "read_arff": ".data",
+    "read_csv": ".data",
+    "read_data": ".data",
+    "read_parquet": ".data",
+    "DataError": ".errors",
+    "ModelFileError": ".errors",
+    "NotFittedError": ".errors",
+    "QuercusError": ".errors",
+    "DecisionTreeClassifier": ".estimator",
+    "load_model": ".export.model_file",
+    "DecisionTreeRegressor": ".regressor",
+}
+__getattr__, __dir__ = submodule_attributes(__name__, __path__, globals(), _ATTRIBUTES)
+del submodule_attributes, _ATTRIBUTES
 
 __all__ = [
     "Codebook",

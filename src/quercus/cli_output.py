@@ -18,6 +18,7 @@ from .export.model_file import load_model
 from .export.rpart_text import print_cp, print_rpart
 from .export.rules import rules_to_text
 from .export.text import tree_to_text
+from .names import EXPORT_FORMATS, PICTURE_FORMATS
 from .rpart_routing import SurrogatesDropped
 
 __all__ = [
@@ -34,7 +35,8 @@ __all__ = [
 ]
 
 
-# show --format: (printer, the algorithm it needs or None, what that algorithm is called)
+# show --format (names.SHOW_FORMATS, then PICTURE_FORMATS: drawn by Graphviz's dot, png
+# needs --out): (printer, the algorithm it needs or None, what that algorithm is called)
 SHOW_FORMATS = {
     "text": (tree_to_text, None, None),
     "j48": (tree_to_j48, "c45", "C4.5"),
@@ -43,7 +45,6 @@ SHOW_FORMATS = {
     "dot": (lambda model: _dot().tree_to_dot(model), None, None),
     "rpart": (print_rpart, "rpart", "rpart"),
 }
-PICTURE_FORMATS = ("svg", "png")  # drawn by Graphviz's dot; png needs --out
 
 
 def _dot():
@@ -111,9 +112,6 @@ def cmd_report(args: argparse.Namespace) -> int:
                  data_name=Path(args.data).name if args.data else "")
     print(f"Report written to {args.out}")
     return 0
-
-
-EXPORT_FORMATS = (*LANGUAGES, "onnx", "pmml")
 
 
 def _export_model(args: argparse.Namespace, model) -> int:

@@ -1,6 +1,6 @@
-"""The ``quercus`` command's reading of data files: the reading options every command that
-reads data takes, the read itself (warnings printed as ``quercus: warning: ...`` lines),
-leaving out rows without a class, and ``quercus inspect``."""
+"""The ``quercus`` command's reading of data files: the read itself with the reading options
+every command that reads data takes (``cli_parser.reading_options``; warnings printed as
+``quercus: warning: ...`` lines), leaving out rows without a class, and ``quercus inspect``."""
 
 from __future__ import annotations
 
@@ -51,19 +51,6 @@ def labelled_rows(path: str, data: Dataset) -> Dataset:
     X = data.X.iloc[np.flatnonzero(known)].reset_index(drop=True)
     y = data.y.iloc[np.flatnonzero(known)].reset_index(drop=True)
     return Dataset(X, y, data.schema)
-
-
-def reading_options(parser: argparse.ArgumentParser) -> None:
-    """--na-values and --keep-na-token: every command that reads a data file has them."""
-    group = parser.add_argument_group("reading options")
-    group.add_argument("--na-values", nargs="+", metavar="TOKEN", default=[],
-                       help="more strings that mean a missing value, besides the default "
-                            "set (empty, ?, NA, N/A, NaN, nan, null, NULL, None, #N/A, ...: "
-                            "see README 'Reading your data'); a model remembers them for "
-                            "predict")
-    group.add_argument("--keep-na-token", dest="keep_na", nargs="+", metavar="TOKEN",
-                       default=[], help="read these strings of the default set as real "
-                                        "values (e.g. a category called NA)")
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:

@@ -9,11 +9,8 @@ import numpy as np
 import pandas as pd
 
 from .errors import QuercusError
+from .names import MAX_CLASS_VALUES
 from .regressor import DecisionTreeRegressor
-
-#: A numeric target with more distinct values than this (or any fractional value) is a
-#: regression target when ``--task`` is not given.
-MAX_CLASS_VALUES = 20
 
 
 def numeric_values(y) -> np.ndarray | None:

@@ -30,6 +30,7 @@ import pandas as pd
 
 from ..binning import SAMPLE_ROWS, BinMapper
 from ..errors import DataError
+from ..names import MAX_CLASS_VALUES
 from .csv_reader import (
     ROW_NAMES,
     _check_file,
@@ -45,9 +46,8 @@ from .sources import READ_ERRORS, find_bad_byte, read_errors
 
 CHUNK_ROWS = 100_000
 TASKS = ("classification", "regression", "auto")
-#: With task="auto", a numeric target with more distinct values is a regression target
-#: (``quercus train``'s rule, ``cli_regression.MAX_CLASS_VALUES``).
-MAX_CLASS_VALUES = 20
+# with task="auto", a numeric target with more distinct values than MAX_CLASS_VALUES
+# (quercus/names.py: ``quercus train``'s rule) is a regression target
 
 # progress(stage, rows done, total rows or None): stage is "scan" or "bin"
 Progress = Callable[[str, int, "int | None"], None]

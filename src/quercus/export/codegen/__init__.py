@@ -58,6 +58,7 @@ recursion.
 from __future__ import annotations
 
 from ...errors import NotFittedError
+from ...names import LANGUAGES
 from ...rpart_routing import warn_surrogates_dropped
 from ...tree import Tree
 from .c_emitter import CEmitter
@@ -67,8 +68,6 @@ from .python_emitter import PythonEmitter
 
 __all__ = ["C_INVALID", "C_UNCLASSIFIED", "LANGUAGES", "MAX_NESTING", "MESSAGE",
            "feature_ranges", "to_source"]
-
-LANGUAGES = ("python", "c")
 
 
 def to_source(model, language: str = "python", function_name: str = "predict", *,
