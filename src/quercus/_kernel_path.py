@@ -134,6 +134,9 @@ def cached(family: str) -> bool:
     """Whether the family's kernels are in numba's cache: as this process first found them
     (then ``_check_cache`` warmed the missing ones up in the background), or since, when a
     warm-up or another process has compiled them (looked for every ``POLL_SECONDS``)."""
+    if family in FAMILY_MODULES and all(_cython_modules().get(name) is not None
+                                        for name in FAMILY_MODULES[family]):
+        return True  # compiled at build time: nothing to cache, nothing to warm up
     if family not in _warm:
         _check_cache(family)
     elif not _warm[family]:

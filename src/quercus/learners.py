@@ -19,6 +19,7 @@ from .growing.c45 import grow_c45, store_to_nodes, store_to_tree, to_flat_tree
 from .growing.id3 import check_id3_data, grow_id3
 from .growing.interval import IntervalGrower, interval_to_flat_tree
 from .growing.optimal_fit import fit_optimal_tree
+from .names import ALGORITHMS, CRITERIA, DEFAULT_CRITERION, DEFAULT_MIN_SAMPLES_LEAF  # noqa: F401
 from .pruning import pessimistic
 from .pruning.cost_complexity import prune
 from .pruning.reduced_error import ReducedErrorPruner, holdout_split
@@ -29,13 +30,6 @@ from .tree import Tree
 
 xlogx_table = kernels("c45", "xlogx_table")
 
-# criterion and min_samples_leaf when the estimator leaves them as None
-DEFAULT_CRITERION = {"cart": "gini", "id3": "entropy", "c45": "gain_ratio", "interval": "gini",
-                     "optimal": "gini", "rpart": "gini"}
-CRITERIA = {"cart": ["gini", "entropy", "log_loss"], "id3": ["entropy", "gain_ratio"],
-            "c45": ["gain_ratio"], "interval": ["gini", "entropy", "log_loss"],
-            "optimal": ["gini"], "rpart": ["gini", "entropy", "information"]}
-DEFAULT_MIN_SAMPLES_LEAF = {"cart": 1, "id3": 1, "c45": 2, "interval": 1, "optimal": 1}
 LOOKAHEAD_DEFAULT_MAX_DEPTH = 10  # the seed's MAXRECURSIONS
 AUTO_HIST_CELLS = 2_000_000  # splitter="auto" bins features from this many rows x features
 
@@ -261,9 +255,9 @@ def fit_optimal(X, y, sample_weight, schema, n_classes: int, settings: Settings)
 
 LEARNERS = {"cart": fit_cart, "id3": fit_id3, "c45": fit_c45, "interval": fit_interval,
             "optimal": fit_optimal}
-# every ``algorithm`` the estimator takes: rpart's fit returns more than a tree (its cp table
-# and split records), so the estimator calls it itself (growing.rpart_settings)
-ALGORITHMS = (*LEARNERS, "rpart")
+# every ``algorithm`` the estimator takes (names.ALGORITHMS) is a key of LEARNERS but rpart:
+# its fit returns more than a tree (its cp table and split records), so the estimator calls
+# it itself (growing.rpart_settings)
 #: Algorithms whose small fits and predictions run the kernels' pure Python copy
 #: (``_kernel_path``; byte-identical models, tests/test_pure_kernels.py).
 PURE_ALGORITHMS = ("cart", "c45", "id3", "interval", "rpart", "optimal")

@@ -24,11 +24,9 @@ parallel grower runs several loops at once, each on a store and frontier of its 
 """
 
 cimport cython
-cimport cython.parallel
-from cython.parallel cimport prange
 from libc.math cimport INFINITY, NAN, fabs, floor, isnan, log2, pow, sqrt
 from libc.stdint cimport int8_t, int32_t, int64_t
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memset
 
 from quercus._kernels._common cimport CATEGORICAL as K_CATEGORICAL
@@ -68,6 +66,41 @@ cdef extern from *:
     """
     long long atomic_incref "quercus_c45_incref"(long long* p) noexcept nogil
     long long atomic_decref "quercus_c45_decref"(long long* p) noexcept nogil
+
+cdef extern from *:
+    """
+    #ifdef _OPENMP
+    #include <omp.h>
+    #endif
+    typedef void (*quercus_c45_body)(void *job, Py_ssize_t i, int thread);
+    static int quercus_c45_max_threads(void) {
+    #ifdef _OPENMP
+        int n = omp_get_max_threads();
+        return n > 0 ? n : 1;
+    #else
+        return 1;
+    #endif
+    }
+    /* body(job, i, thread) for i in [0, n), the iterations shared one at a time among
+       ``threads`` of OpenMP's threads (thread < threads): one parallel region, with a
+       single barrier (its end) */
+    static void quercus_c45_parallel_for(Py_ssize_t n, quercus_c45_body body, void *job,
+                                         int threads) {
+        Py_ssize_t i;
+    #ifdef _OPENMP
+        #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+        for (i = 0; i < n; i++) body(job, i, omp_get_thread_num());
+    #else
+        for (i = 0; i < n; i++) body(job, i, 0);
+    #endif
+    }
+    """
+    ctypedef void (*body_t "quercus_c45_body")(void* job, Py_ssize_t i,
+                                              int thread) noexcept nogil
+    int max_threads_c "quercus_c45_max_threads"() noexcept nogil
+    void parallel_for "quercus_c45_parallel_for"(Py_ssize_t n, body_t body, void* job,
+                                                 int threads) noexcept nogil
+
 
 ctypedef fused branch_t:
     int8_t
@@ -329,6 +362,40 @@ cdef inline void scan_one_c(const double* values, const int32_t* classes,
                           scratch_d, out)
 
 
+ctypedef struct ScanJob:
+    const double* values
+    const int32_t* classes
+    const double* weights
+    Py_ssize_t stride
+    Py_ssize_t n
+    Py_ssize_t n_classes
+    double min_leaf
+    double node_weight
+    const double* xlogx_of_int
+    Py_ssize_t n_xlogx
+    unsigned char* out_valid
+    double* out_gain
+    double* out_split_info
+    double* out_threshold
+    double* scratch_d  # per thread
+    int64_t* scratch_i
+    Py_ssize_t per_d
+    Py_ssize_t per_i
+
+
+cdef void scan_body(void* job_, Py_ssize_t i, int thread) noexcept nogil:
+    cdef ScanJob* job = <ScanJob*> job_
+    cdef ScanResult r
+    scan_one_c(job.values + i * job.stride, job.classes + i * job.stride,
+               job.weights + i * job.stride, job.n, job.n_classes, job.min_leaf,
+               job.node_weight, job.xlogx_of_int, job.n_xlogx,
+               job.scratch_d + thread * job.per_d, job.scratch_i + thread * job.per_i, &r)
+    job.out_valid[i] = r.valid
+    job.out_gain[i] = r.gain
+    job.out_split_info[i] = r.split_info
+    job.out_threshold[i] = r.threshold
+
+
 cdef int scan_features_c(const double* values, const int32_t* classes, const double* weights,
                          Py_ssize_t stride, Py_ssize_t m, Py_ssize_t n, Py_ssize_t n_classes,
                          double min_leaf, double node_weight, const double* xlogx_of_int,
@@ -336,46 +403,46 @@ cdef int scan_features_c(const double* values, const int32_t* classes, const dou
                          double* out_gain, double* out_split_info, double* out_threshold,
                          double* scratch_d, int64_t* scratch_i) noexcept nogil:
     """``scan_one_c`` for each of the ``m`` features (row i at ``i * stride``), features
-    spread over threads when ``threads`` (each writes its own outputs). -1: no memory."""
-    cdef Py_ssize_t i
-    cdef ScanResult r
-    cdef ScanResult* local_r
-    cdef double* local_d
-    cdef int64_t* local_i
-    cdef int failed = 0
-    cdef int* failed_at = &failed
-    local_d = NULL
-    local_i = NULL
-    local_r = NULL
-    if not threads:
+    spread over threads when ``threads`` (each writes its own outputs; ``scratch_*``, one
+    thread's, serve the serial loop). -1: no memory."""
+    cdef ScanJob job
+    cdef Py_ssize_t i, n_threads = max_threads_c() if threads else 1
+    job.values = values
+    job.classes = classes
+    job.weights = weights
+    job.stride = stride
+    job.n = n
+    job.n_classes = n_classes
+    job.min_leaf = min_leaf
+    job.node_weight = node_weight
+    job.xlogx_of_int = xlogx_of_int
+    job.n_xlogx = n_xlogx
+    job.out_valid = out_valid
+    job.out_gain = out_gain
+    job.out_split_info = out_split_info
+    job.out_threshold = out_threshold
+    job.per_d = 4 * n_classes + 1
+    job.per_i = 2 * n_classes + 1
+    if n_threads <= 1 and scratch_d != NULL:
+        job.scratch_d = scratch_d
+        job.scratch_i = scratch_i
         for i in range(m):
-            scan_one_c(values + i * stride, classes + i * stride, weights + i * stride, n,
-                       n_classes, min_leaf, node_weight, xlogx_of_int, n_xlogx, scratch_d,
-                       scratch_i, &r)
-            out_valid[i] = r.valid
-            out_gain[i] = r.gain
-            out_split_info[i] = r.split_info
-            out_threshold[i] = r.threshold
+            scan_body(&job, i, 0)
         return 0
-    with cython.parallel.parallel():
-        local_d = <double*> malloc((4 * n_classes + 1) * sizeof(double))
-        local_i = <int64_t*> malloc((2 * n_classes + 1) * sizeof(int64_t))
-        local_r = <ScanResult*> malloc(sizeof(ScanResult))
-        for i in prange(m, schedule="dynamic"):
-            if local_d == NULL or local_i == NULL or local_r == NULL:
-                failed_at[0] = 1
-            else:
-                scan_one_c(values + i * stride, classes + i * stride, weights + i * stride, n,
-                           n_classes, min_leaf, node_weight, xlogx_of_int, n_xlogx, local_d,
-                           local_i, local_r)
-                out_valid[i] = local_r.valid
-                out_gain[i] = local_r.gain
-                out_split_info[i] = local_r.split_info
-                out_threshold[i] = local_r.threshold
-        free(local_d)
-        free(local_i)
-        free(local_r)
-    return -1 if failed else 0
+    job.scratch_d = <double*> malloc(n_threads * job.per_d * sizeof(double))
+    job.scratch_i = <int64_t*> malloc(n_threads * job.per_i * sizeof(int64_t))
+    if job.scratch_d == NULL or job.scratch_i == NULL:
+        free(job.scratch_d)
+        free(job.scratch_i)
+        return -1
+    if n_threads > 1:
+        parallel_for(m, scan_body, &job, <int> n_threads)
+    else:
+        for i in range(m):
+            scan_body(&job, i, 0)
+    free(job.scratch_d)
+    free(job.scratch_i)
+    return 0
 
 
 # -- sending rows down the branches (spec step 22) -------------------------------------------
@@ -523,39 +590,84 @@ cdef inline void split_one_c(const double* values, const int32_t* classes,
                 fill[j] = q + 1
 
 
+ctypedef struct SplitJob:
+    const double* values
+    const int32_t* classes
+    const double* weights
+    const int32_t* row_ids
+    Py_ssize_t stride
+    Py_ssize_t n
+    const void* branch_of_row
+    const int64_t* known
+    const double* share
+    const int64_t* ptr
+    Py_ssize_t k
+    double* out_values
+    int32_t* out_classes
+    double* out_weights
+    int32_t* out_row_ids
+    Py_ssize_t out_stride
+    int64_t* fill  # k + 1 per thread
+
+
+cdef void split_body(void* job_, Py_ssize_t i, int thread) noexcept nogil:
+    cdef SplitJob* job = <SplitJob*> job_
+    split_one_c(job.values + i * job.stride, job.classes + i * job.stride,
+                job.weights + i * job.stride, job.row_ids + i * job.stride, job.n,
+                <const int8_t*> job.branch_of_row, job.known, job.share, job.ptr, job.k,
+                job.fill + thread * (job.k + 1), job.out_values + i * job.out_stride,
+                job.out_classes + i * job.out_stride, job.out_weights + i * job.out_stride,
+                job.out_row_ids + i * job.out_stride)
+
+
+cdef void split_body64(void* job_, Py_ssize_t i, int thread) noexcept nogil:
+    cdef SplitJob* job = <SplitJob*> job_
+    split_one_c(job.values + i * job.stride, job.classes + i * job.stride,
+                job.weights + i * job.stride, job.row_ids + i * job.stride, job.n,
+                <const int64_t*> job.branch_of_row, job.known, job.share, job.ptr, job.k,
+                job.fill + thread * (job.k + 1), job.out_values + i * job.out_stride,
+                job.out_classes + i * job.out_stride, job.out_weights + i * job.out_stride,
+                job.out_row_ids + i * job.out_stride)
+
+
 cdef int split_features_c(const double* values, const int32_t* classes, const double* weights,
                           const int32_t* row_ids, Py_ssize_t stride, Py_ssize_t m,
-                          Py_ssize_t n, const branch_t* branch_of_row, const int64_t* known,
-                          const double* share, const int64_t* ptr, Py_ssize_t k,
-                          double* out_values, int32_t* out_classes, double* out_weights,
-                          int32_t* out_row_ids, Py_ssize_t out_stride, bint threads,
-                          int64_t* fill) noexcept nogil:
+                          Py_ssize_t n, const void* branch_of_row, bint wide,
+                          const int64_t* known, const double* share, const int64_t* ptr,
+                          Py_ssize_t k, double* out_values, int32_t* out_classes,
+                          double* out_weights, int32_t* out_row_ids, Py_ssize_t out_stride,
+                          bint threads) noexcept nogil:
     """``split_one_c`` for each of the ``m`` features, spread over threads when
-    ``threads``. -1: no memory."""
-    cdef Py_ssize_t i
-    cdef int64_t* local
-    cdef int failed = 0
-    cdef int* failed_at = &failed
-    local = NULL
-    if not threads:
+    ``threads``; ``branch_of_row`` holds int64 (``wide``) or int8. -1: no memory."""
+    cdef SplitJob job
+    cdef Py_ssize_t i, n_threads = max_threads_c() if threads else 1
+    cdef body_t body = split_body64 if wide else split_body
+    job.values = values
+    job.classes = classes
+    job.weights = weights
+    job.row_ids = row_ids
+    job.stride = stride
+    job.n = n
+    job.branch_of_row = branch_of_row
+    job.known = known
+    job.share = share
+    job.ptr = ptr
+    job.k = k
+    job.out_values = out_values
+    job.out_classes = out_classes
+    job.out_weights = out_weights
+    job.out_row_ids = out_row_ids
+    job.out_stride = out_stride
+    job.fill = <int64_t*> malloc(n_threads * (k + 1) * sizeof(int64_t))
+    if job.fill == NULL:
+        return -1
+    if n_threads > 1:
+        parallel_for(m, body, &job, <int> n_threads)
+    else:
         for i in range(m):
-            split_one_c(values + i * stride, classes + i * stride, weights + i * stride,
-                        row_ids + i * stride, n, branch_of_row, known, share, ptr, k, fill,
-                        out_values + i * out_stride, out_classes + i * out_stride,
-                        out_weights + i * out_stride, out_row_ids + i * out_stride)
-        return 0
-    with cython.parallel.parallel():
-        local = <int64_t*> malloc((k + 1) * sizeof(int64_t))
-        for i in prange(m, schedule="dynamic"):
-            if local == NULL:
-                failed_at[0] = 1
-            else:
-                split_one_c(values + i * stride, classes + i * stride, weights + i * stride,
-                            row_ids + i * stride, n, branch_of_row, known, share, ptr, k,
-                            local, out_values + i * out_stride, out_classes + i * out_stride,
-                            out_weights + i * out_stride, out_row_ids + i * out_stride)
-        free(local)
-    return -1 if failed else 0
+            body(&job, i, 0)
+    free(job.fill)
+    return 0
 
 
 # -- the node store --------------------------------------------------------------------------
@@ -1145,17 +1257,17 @@ cdef int grow_c(GrowCtx* c, StoreC* s, FrontierC* fr, int64_t budget, bint use_t
                 c.branch8[d.rows[q]] = <int8_t> R.branch[q]
             status = split_features_c(
                 cols.values + e.start, cols.classes + e.start, cols.weights + e.start,
-                cols.row_ids + e.start, cols.stride, nn, size, <const int8_t*> c.branch8,
+                cols.row_ids + e.start, cols.stride, nn, size, c.branch8, False,
                 R.counts, R.share, R.ptr, k, split.values, split.classes, split.weights,
-                split.row_ids, split.stride, threads, fill)
+                split.row_ids, split.stride, threads)
         else:
             for q in range(d.n):
                 c.branch64[d.rows[q]] = R.branch[q]
             status = split_features_c(
                 cols.values + e.start, cols.classes + e.start, cols.weights + e.start,
-                cols.row_ids + e.start, cols.stride, nn, size, <const int64_t*> c.branch64,
+                cols.row_ids + e.start, cols.stride, nn, size, c.branch64, True,
                 R.counts, R.share, R.ptr, k, split.values, split.classes, split.weights,
-                split.row_ids, split.stride, threads, fill)
+                split.row_ids, split.stride, threads)
         columns_decref(cols)  # the node's own columns are done with
         if status < 0:
             routed_free(&R)
@@ -2005,7 +2117,7 @@ cdef int branch_errors_c(PruneCtx* p, StoreC* s, Py_ssize_t node, const int64_t*
     cdef double acc = 0.0, part
     cdef int status = 0
     if rec.kind == K_LEAF:
-        table = <double*> malloc((p.n_classes + 1) * sizeof(double))
+        table = <double*> calloc(p.n_classes + 1, sizeof(double))
         if table == NULL:
             return -1
         class_table_c(p.y, rows, weights, n, p.n_classes, table)
@@ -2336,15 +2448,50 @@ def split_parallel(values, classes, weights, row_ids, branch_of_row, known, shar
     if m > 0 and n > 0 and size > 0:
         with nogil:
             status = split_features_c(&v[0, 0], &c[0, 0], &w[0, 0], &r[0, 0], n, m, n,
-                                      <const int64_t*> &b[0], &kn[0], &sh[0], &p[0], k,
+                                      &b[0], True, &kn[0], &sh[0], &p[0], k,
                                       &ovv[0, 0], &ocv[0, 0], &oww[0, 0], &orv[0, 0], size,
-                                      True, NULL)
+                                      True)
     if status < 0:
         raise MemoryError()
     out_values[...] = ov
     out_classes[...] = oc
     out_weights[...] = ow
     out_row_ids[...] = orow
+
+
+ctypedef struct SortJob:
+    Mat X
+    const int32_t* y
+    const double* weights
+    const int64_t* features
+    Py_ssize_t n
+    double* out_values
+    int32_t* out_classes
+    double* out_weights
+    int32_t* out_positions
+    double* column  # n per thread
+    int64_t* order  # n per thread
+    int failed
+
+
+cdef void sort_body(void* job_, Py_ssize_t i, int thread) noexcept nogil:
+    cdef SortJob* job = <SortJob*> job_
+    cdef Py_ssize_t n = job.n, p
+    cdef int64_t r
+    cdef double* column = job.column + thread * n
+    cdef int64_t* order = job.order + thread * n
+    cdef const char* source = job.X.data + job.features[i] * job.X.s1
+    for p in range(n):
+        column[p] = (<const double*> (source + p * job.X.s0))[0]
+    if stable_argsort(column, n, order) < 0:
+        job.failed = 1
+        return
+    for p in range(n):
+        r = order[p]
+        job.out_values[i * n + p] = column[r]
+        job.out_classes[i * n + p] = job.y[r]
+        job.out_weights[i * n + p] = job.weights[r]
+        job.out_positions[i * n + p] = <int32_t> r
 
 
 def _sort_columns(X, y, weights, features, out_values, out_classes, out_weights,
@@ -2356,40 +2503,37 @@ def _sort_columns(X, y, weights, features, out_values, out_classes, out_weights,
     cdef const int64_t[::1] fv = np.ascontiguousarray(features, dtype=np.int64)
     cdef double[:, ::1] ov = out_values, ow = out_weights
     cdef int32_t[:, ::1] oc = out_classes, op = out_positions
-    cdef Mat mat = make_mat(Xv)
-    cdef Py_ssize_t m = fv.shape[0], n = Xv.shape[0], i, p
-    cdef int64_t r
-    cdef double* column
-    cdef int64_t* order
-    cdef const char* source
-    cdef int failed = 0
-    cdef int* failed_at = &failed
+    cdef Py_ssize_t m = fv.shape[0], n = Xv.shape[0], i, n_threads
+    cdef SortJob job
     if m == 0 or n == 0:
         return
-    column = NULL
-    order = NULL
-    with nogil, cython.parallel.parallel():
-        column = <double*> malloc(n * sizeof(double))
-        order = <int64_t*> malloc(n * sizeof(int64_t))
-        for i in prange(m, schedule="dynamic"):
-            if column == NULL or order == NULL:
-                failed_at[0] = 1
+    n_threads = max_threads_c()
+    if n_threads > m:
+        n_threads = m
+    job.X = make_mat(Xv)
+    job.y = &yv[0]
+    job.weights = &wv[0]
+    job.features = &fv[0]
+    job.n = n
+    job.out_values = &ov[0, 0]
+    job.out_classes = &oc[0, 0]
+    job.out_weights = &ow[0, 0]
+    job.out_positions = &op[0, 0]
+    job.failed = 0
+    job.column = <double*> malloc(n_threads * n * sizeof(double))
+    job.order = <int64_t*> malloc(n_threads * n * sizeof(int64_t))
+    if job.column != NULL and job.order != NULL:
+        with nogil:
+            if n_threads > 1:
+                parallel_for(m, sort_body, &job, <int> n_threads)
             else:
-                source = mat.data + fv[i] * mat.s1
-                for p in range(n):
-                    column[p] = (<const double*> (source + p * mat.s0))[0]
-                if stable_argsort(column, n, order) < 0:
-                    failed_at[0] = 1
-                else:
-                    for p in range(n):
-                        r = order[p]
-                        ov[i, p] = column[r]
-                        oc[i, p] = yv[r]
-                        ow[i, p] = wv[r]
-                        op[i, p] = <int32_t> r
-        free(column)
-        free(order)
-    if failed:
+                for i in range(m):
+                    sort_body(&job, i, 0)
+    else:
+        job.failed = 1
+    free(job.column)
+    free(job.order)
+    if job.failed:
         raise MemoryError()
 
 

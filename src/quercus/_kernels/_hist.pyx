@@ -27,9 +27,13 @@ from libc.math cimport INFINITY, NAN, fabs, frexp, ldexp
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint16_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
+from cpython.buffer cimport (PyBUF_FORMAT, PyBUF_STRIDES, PyBUF_WRITABLE, PyBuffer_Release,
+                             PyObject_GetBuffer)
 
 from quercus._kernels._common cimport GINI, impurity_of, monotone_ok, split_proxy
 from quercus._kernels._common cimport squared_error as _squared_error
+
+import sys
 
 import numpy as np
 
@@ -81,6 +85,121 @@ cdef struct Cut:
     int64_t bin
     int64_t next_bin
     bint missing_left
+
+
+# -- light buffers, for the kernels Python calls at every node ----------------------------
+# A typed memoryview argument costs ~0.3 us to take (a memoryview object, its format
+# parsed); the per-node kernels (fills, scans, partitions, rounding) take their arrays as
+# plain buffers instead (~0.1 us each), checked for dimensions, item type, writability and
+# C-contiguity. Read-only inputs of another layout or type are converted
+# (``np.ascontiguousarray``), as numba accepts any; outputs must be right.
+cdef char NATIVE_ORDER = b'<' if sys.byteorder == "little" else b'>'
+
+cdef enum:
+    K_F64 = 0
+    K_I64 = 1
+    K_I32 = 2
+    K_I8 = 3
+    K_U8 = 4  # bool or uint8
+    K_U16 = 5
+    K_U64 = 6
+    MAX_BUFFERS = 12
+
+KIND_NAMES = ("float64", "int64", "int32", "int8", "bool", "uint16", "uint64")
+
+
+cdef struct Buffers:
+    Py_buffer views[MAX_BUFFERS]
+    int n
+
+
+cdef bint _format_ok(const char* fmt, Py_ssize_t itemsize, int kind) noexcept:
+    cdef char c
+    if fmt == NULL:
+        return kind == K_U8 and itemsize == 1
+    if fmt[0] == b'@' or fmt[0] == b'=' or fmt[0] == NATIVE_ORDER:
+        fmt += 1
+    c = fmt[0]
+    if c == 0 or fmt[1] != 0:
+        return False
+    if kind == K_F64:
+        return c == b'd' and itemsize == 8
+    if kind == K_I64:
+        return (c == b'l' or c == b'q') and itemsize == 8
+    if kind == K_U64:
+        return (c == b'L' or c == b'Q') and itemsize == 8
+    if kind == K_I32:
+        return (c == b'i' or c == b'l') and itemsize == 4
+    if kind == K_I8:
+        return c == b'b' and itemsize == 1
+    if kind == K_U16:
+        return c == b'H' and itemsize == 2
+    return (c == b'?' or c == b'B') and itemsize == 1
+
+
+cdef bint _contiguous(const Py_buffer* view) noexcept:
+    cdef Py_ssize_t expected = view.itemsize
+    cdef int d
+    for d in range(view.ndim - 1, -1, -1):
+        if view.shape[d] > 1 and view.strides[d] != expected:
+            return False
+        expected *= view.shape[d]
+    return True
+
+
+cdef int _acquire(Buffers* buffers, object obj, int ndim, int kind, bint writable,
+                  bint contiguous) except -1:
+    """Take ``obj``'s buffer into ``buffers``: 1 when it has ``ndim`` dimensions of items
+    ``kind`` (C-contiguous when asked), else 0 (released again)."""
+    cdef Py_buffer* view
+    if buffers.n >= MAX_BUFFERS:
+        raise RuntimeError("too many buffers")
+    view = &buffers.views[buffers.n]
+    PyObject_GetBuffer(obj, view, PyBUF_STRIDES | PyBUF_FORMAT
+                       | (PyBUF_WRITABLE if writable else 0))
+    if (view.ndim != ndim or not _format_ok(view.format, view.itemsize, kind)
+            or (contiguous and not _contiguous(view))):
+        PyBuffer_Release(view)
+        return 0
+    buffers.n += 1
+    return 1
+
+
+cdef Py_buffer* _take(Buffers* buffers, object obj, int ndim, int kind, bint writable,
+                      str what) except NULL:
+    """A C-contiguous buffer of ``ndim`` dimensions of items ``kind``, or ValueError."""
+    if not _acquire(buffers, obj, ndim, kind, writable, True):
+        raise ValueError(f"{what}: expected a C-contiguous {ndim}-d array of "
+                         f"{KIND_NAMES[kind]}")
+    return &buffers.views[buffers.n - 1]
+
+
+cdef Py_buffer* _take_input(Buffers* buffers, object obj, int ndim, int kind, object dtype,
+                            str what) except NULL:
+    """A read-only input's buffer, converted when it has another layout or item type."""
+    try:
+        if _acquire(buffers, obj, ndim, kind, False, True):
+            return &buffers.views[buffers.n - 1]
+    except (TypeError, BufferError):
+        pass
+    return _take(buffers, np.ascontiguousarray(obj, dtype=dtype), ndim, kind, False, what)
+
+
+cdef Py_buffer* _take_bins(Buffers* buffers, object obj, int ndim, bint contiguous,
+                           str what) except NULL:
+    """Bins as uint8 or uint16 (``itemsize`` tells which); any strides unless
+    ``contiguous``."""
+    if (_acquire(buffers, obj, ndim, K_U8, False, contiguous)
+            or _acquire(buffers, obj, ndim, K_U16, False, contiguous)):
+        return &buffers.views[buffers.n - 1]
+    raise ValueError(f"{what}: expected a {ndim}-d array of uint8 or uint16 bins"
+                     + (" (C-contiguous)" if contiguous else ""))
+
+
+cdef void _release(Buffers* buffers) noexcept:
+    while buffers.n > 0:
+        buffers.n -= 1
+        PyBuffer_Release(&buffers.views[buffers.n])
 
 
 # -- class histograms (``histogram.py``) --------------------------------------------------
@@ -156,43 +275,91 @@ cdef void _fill_features(const bin_t* binned, Py_ssize_t s0, Py_ssize_t s1,
                         low, high)
 
 
-def fill_histograms(const bin_t[:, :] binned_rows, const int64_t[::1] rows,
-                    const int32_t[::1] y, const double[::1] weights, tally_t[:, :, ::1] tally,
-                    double[:, :, ::1] hist, int64_t[:, ::1] counts, Py_ssize_t n_blocks):
-    """hist[i, b, k]: weight of class k among ``rows`` in bin b of feature i; counts[i, b]:
-    their number (``histogram.fill_histograms``). ``weights`` empty: unit weights, tallied
-    as integers in ``tally``. With ``n_blocks`` > 1 the features are cut into that many
-    blocks, one OpenMP iteration each; the histograms do not depend on the block count."""
-    cdef Py_ssize_t n_features = binned_rows.shape[1]
-    cdef Py_ssize_t s0 = binned_rows.strides[0] // sizeof(bin_t)
-    cdef Py_ssize_t s1 = binned_rows.strides[1] // sizeof(bin_t)
-    cdef Py_ssize_t n_bins = hist.shape[1], n_classes = hist.shape[2], n = rows.shape[0]
-    cdef bint unit = weights.shape[0] == 0
-    cdef const bin_t* data = &binned_rows[0, 0]
-    cdef const int64_t* r = &rows[0]
-    cdef const int32_t* yp = &y[0]
-    cdef const double* w = &weights[0]
-    cdef tally_t* t = &tally[0, 0, 0]
-    cdef double* h = &hist[0, 0, 0]
-    cdef int64_t* c = &counts[0, 0]
+cdef void _fill_run(const bin_t* data, Py_ssize_t s0, Py_ssize_t s1, const int64_t* rows,
+                    Py_ssize_t n, const int32_t* y, const double* weights, bint unit,
+                    tally_t* tally, double* hist, int64_t* counts, Py_ssize_t n_features,
+                    Py_ssize_t n_bins, Py_ssize_t n_classes, Py_ssize_t n_blocks) noexcept:
     cdef Py_ssize_t block
-    if (hist.shape[0] < n_features or counts.shape[0] < n_features
-            or counts.shape[1] != n_bins):
-        raise ValueError("fill_histograms: hist and counts must be (features, bins[, classes])")
-    if unit and (tally.shape[0] < n_features or tally.shape[1] != n_bins
-                 or tally.shape[2] != n_classes):
-        if n == 0 and tally.shape[1] == 0:
-            return  # numba's kernel: nothing to count, nothing written (its bins: tally's)
-        raise ValueError("fill_histograms: tally must have the histograms' shape")
     with nogil:
         if n_blocks > 1:
             for block in prange(n_blocks, schedule="static"):
-                _fill_features(data, s0, s1, r, n, yp, w, unit, t, h, c, n_bins, n_classes,
-                               block * n_features // n_blocks,
+                _fill_features(data, s0, s1, rows, n, y, weights, unit, tally, hist, counts,
+                               n_bins, n_classes, block * n_features // n_blocks,
                                (block + 1) * n_features // n_blocks)
         else:
-            _fill_features(data, s0, s1, r, n, yp, w, unit, t, h, c, n_bins, n_classes, 0,
-                           n_features)
+            _fill_features(data, s0, s1, rows, n, y, weights, unit, tally, hist, counts,
+                           n_bins, n_classes, 0, n_features)
+
+
+def fill_histograms(binned_rows, rows, y, weights, tally, hist, counts, Py_ssize_t n_blocks):
+    """hist[i, b, k]: weight of class k among ``rows`` in bin b of feature i; counts[i, b]:
+    their number (``histogram.fill_histograms``). ``binned_rows`` (n_rows, n_features),
+    uint8 or uint16, any strides. ``weights`` empty: unit weights, tallied as integers in
+    ``tally`` (int32 or int64, hist's shape). With ``n_blocks`` > 1 the features are cut
+    into that many blocks, one OpenMP iteration each; the histograms do not depend on the
+    block count."""
+    cdef Buffers b
+    cdef Py_buffer* vb
+    cdef Py_buffer* vr
+    cdef Py_buffer* vy
+    cdef Py_buffer* vw
+    cdef Py_buffer* vt
+    cdef Py_buffer* vh
+    cdef Py_buffer* vc
+    cdef Py_ssize_t n_features, n_bins, n_classes, n, s0, s1
+    cdef bint unit, wide
+    b.n = 0
+    try:
+        vb = _take_bins(&b, binned_rows, 2, False, "fill_histograms: binned_rows")
+        vr = _take_input(&b, rows, 1, K_I64, np.int64, "fill_histograms: rows")
+        vy = _take_input(&b, y, 1, K_I32, np.int32, "fill_histograms: y")
+        vw = _take_input(&b, weights, 1, K_F64, np.float64, "fill_histograms: weights")
+        vh = _take(&b, hist, 3, K_F64, True, "fill_histograms: hist")
+        vc = _take(&b, counts, 2, K_I64, True, "fill_histograms: counts")
+        wide = not _acquire(&b, tally, 3, K_I32, True, True)
+        if wide:
+            vt = _take(&b, tally, 3, K_I64, True, "fill_histograms: tally")
+        else:
+            vt = &b.views[b.n - 1]
+        n_features = vb.shape[1]
+        n_bins = vh.shape[1]
+        n_classes = vh.shape[2]
+        n = vr.shape[0]
+        s0 = vb.strides[0] // vb.itemsize
+        s1 = vb.strides[1] // vb.itemsize
+        unit = vw.shape[0] == 0
+        if (vh.shape[0] < n_features or vc.shape[0] < n_features
+                or vc.shape[1] != n_bins):
+            raise ValueError("fill_histograms: hist and counts must be (features, bins[, "
+                             "classes])")
+        if unit and (vt.shape[0] < n_features or vt.shape[1] != n_bins
+                     or vt.shape[2] != n_classes):
+            if n == 0 and vt.shape[1] == 0:
+                return  # numba's kernel: nothing to count, nothing written (its bins: tally's)
+            raise ValueError("fill_histograms: tally must have the histograms' shape")
+        if vb.itemsize == 1:
+            if wide:
+                _fill_run(<const uint8_t*> vb.buf, s0, s1, <const int64_t*> vr.buf, n,
+                          <const int32_t*> vy.buf, <const double*> vw.buf, unit,
+                          <int64_t*> vt.buf, <double*> vh.buf, <int64_t*> vc.buf,
+                          n_features, n_bins, n_classes, n_blocks)
+            else:
+                _fill_run(<const uint8_t*> vb.buf, s0, s1, <const int64_t*> vr.buf, n,
+                          <const int32_t*> vy.buf, <const double*> vw.buf, unit,
+                          <int32_t*> vt.buf, <double*> vh.buf, <int64_t*> vc.buf,
+                          n_features, n_bins, n_classes, n_blocks)
+        elif wide:
+            _fill_run(<const uint16_t*> vb.buf, s0, s1, <const int64_t*> vr.buf, n,
+                      <const int32_t*> vy.buf, <const double*> vw.buf, unit,
+                      <int64_t*> vt.buf, <double*> vh.buf, <int64_t*> vc.buf,
+                      n_features, n_bins, n_classes, n_blocks)
+        else:
+            _fill_run(<const uint16_t*> vb.buf, s0, s1, <const int64_t*> vr.buf, n,
+                      <const int32_t*> vy.buf, <const double*> vw.buf, unit,
+                      <int32_t*> vt.buf, <double*> vh.buf, <int64_t*> vc.buf,
+                      n_features, n_bins, n_classes, n_blocks)
+    finally:
+        _release(&b)
 
 
 cdef Cut _scan_one(const double* hist, const int64_t* counts, int64_t n_bins,
@@ -348,33 +515,93 @@ cdef inline Cut _scan_feature(const double* hist, const int64_t* counts, int64_t
                      lower, upper)
 
 
-def scan_histograms(hist, counts, const int64_t[::1] features, const int64_t[::1] n_bins,
-                    int64_t missing_bin, int criterion, int64_t min_samples_leaf,
-                    double min_weight_leaf, total, int64_t n_total,
-                    const int8_t[::1] monotonic, double lower, double upper,
-                    double[::1] out_proxy, int64_t[::1] out_bin, uchar[::1] out_missing_left,
-                    int64_t[::1] out_next_bin):
+def scan_histograms(hist, counts, features, n_bins, int64_t missing_bin, int criterion,
+                    int64_t min_samples_leaf, double min_weight_leaf, total, int64_t n_total,
+                    monotonic, double lower, double upper, out_proxy, out_bin,
+                    out_missing_left, out_next_bin):
     """Best cut per numeric feature (``features`` index rows of hist), as
     ``histogram.scan_histograms``. One thread."""
-    cdef const double[:, :, ::1] h = np.ascontiguousarray(hist, dtype=np.float64)
-    cdef const int64_t[:, ::1] c = np.ascontiguousarray(counts, dtype=np.int64)
-    cdef const double[::1] t = np.ascontiguousarray(total, dtype=np.float64)
-    cdef Py_ssize_t n_slots = h.shape[1], n_classes = h.shape[2], j, i
-    cdef double* left = <double*> malloc((n_classes + 1) * 2 * sizeof(double))
+    cdef Buffers b
+    cdef Py_buffer* vh
+    cdef Py_buffer* vc
+    cdef Py_buffer* vf
+    cdef Py_buffer* vn
+    cdef Py_buffer* vt
+    cdef Py_buffer* vm
+    cdef Py_buffer* vp
+    cdef Py_buffer* vbin
+    cdef Py_buffer* vml
+    cdef Py_buffer* vnb
+    cdef Py_ssize_t n_features, n_slots, n_classes, m, j, i
+    cdef double scratch[66]
+    cdef double* left = scratch
+    cdef const double* h
+    cdef const int64_t* c
+    cdef const int64_t* f
+    cdef const int64_t* nb
+    cdef const int8_t* mono
+    cdef const double* t
+    cdef double* o_proxy
+    cdef int64_t* o_bin
+    cdef uchar* o_ml
+    cdef int64_t* o_next
+    cdef bint bad = False
     cdef Cut cut
-    if left == NULL:
-        raise MemoryError()
-    with nogil:
-        for j in range(features.shape[0]):
-            i = features[j]
-            cut = _scan_feature(&h[i, 0, 0], &c[i, 0], n_bins[i], missing_bin, n_classes,
-                                criterion, min_samples_leaf, min_weight_leaf, &t[0], n_total,
-                                left, left + n_classes + 1, monotonic[i], lower, upper)
-            out_proxy[j] = cut.proxy
-            out_bin[j] = cut.bin
-            out_missing_left[j] = cut.missing_left
-            out_next_bin[j] = cut.next_bin
-    free(left)
+    b.n = 0
+    try:
+        vh = _take_input(&b, hist, 3, K_F64, np.float64, "scan_histograms: hist")
+        vc = _take_input(&b, counts, 2, K_I64, np.int64, "scan_histograms: counts")
+        vf = _take_input(&b, features, 1, K_I64, np.int64, "scan_histograms: features")
+        vn = _take_input(&b, n_bins, 1, K_I64, np.int64, "scan_histograms: n_bins")
+        vt = _take_input(&b, total, 1, K_F64, np.float64, "scan_histograms: total")
+        vm = _take_input(&b, monotonic, 1, K_I8, np.int8, "scan_histograms: monotonic")
+        vp = _take(&b, out_proxy, 1, K_F64, True, "scan_histograms: out_proxy")
+        vbin = _take(&b, out_bin, 1, K_I64, True, "scan_histograms: out_bin")
+        vml = _take(&b, out_missing_left, 1, K_U8, True, "scan_histograms: out_missing_left")
+        vnb = _take(&b, out_next_bin, 1, K_I64, True, "scan_histograms: out_next_bin")
+        n_features = vh.shape[0]
+        n_slots = vh.shape[1]
+        n_classes = vh.shape[2]
+        m = vf.shape[0]
+        if (vc.shape[0] != n_features or vc.shape[1] != n_slots or vn.shape[0] < n_features
+                or vm.shape[0] < n_features or vt.shape[0] < n_classes or vp.shape[0] < m
+                or vbin.shape[0] < m or vml.shape[0] < m or vnb.shape[0] < m
+                or missing_bin < 0 or missing_bin >= n_slots):
+            raise ValueError("scan_histograms: arrays of inconsistent shapes")
+        if 2 * (n_classes + 1) > 66:
+            left = <double*> malloc(2 * (n_classes + 1) * sizeof(double))
+            if left == NULL:
+                raise MemoryError()
+        h = <const double*> vh.buf
+        c = <const int64_t*> vc.buf
+        f = <const int64_t*> vf.buf
+        nb = <const int64_t*> vn.buf
+        mono = <const int8_t*> vm.buf
+        t = <const double*> vt.buf
+        o_proxy = <double*> vp.buf
+        o_bin = <int64_t*> vbin.buf
+        o_ml = <uchar*> vml.buf
+        o_next = <int64_t*> vnb.buf
+        with nogil:
+            for j in range(m):
+                i = f[j]
+                if i < 0 or i >= n_features or nb[i] < 0 or nb[i] > n_slots:
+                    bad = True
+                    break
+                cut = _scan_feature(h + i * n_slots * n_classes, c + i * n_slots, nb[i],
+                                    missing_bin, n_classes, criterion, min_samples_leaf,
+                                    min_weight_leaf, t, n_total, left, left + n_classes + 1,
+                                    mono[i], lower, upper)
+                o_proxy[j] = cut.proxy
+                o_bin[j] = cut.bin
+                o_ml[j] = cut.missing_left
+                o_next[j] = cut.next_bin
+        if bad:
+            raise IndexError("scan_histograms: a feature or its bin count is out of range")
+    finally:
+        if left != scratch:
+            free(left)
+        _release(&b)
 
 
 cdef inline int64_t _partition_by_bin(const bin_t* binned_row, Py_ssize_t stride,
@@ -396,14 +623,37 @@ cdef inline int64_t _partition_by_bin(const bin_t* binned_row, Py_ssize_t stride
     return n_left
 
 
-def partition_by_bin(const bin_t[:] binned_row, int64_t[::1] rows, Py_ssize_t start,
-                     Py_ssize_t end, const uchar[::1] goes_left_bin, int64_t[::1] buffer):
+def partition_by_bin(binned_row, rows, Py_ssize_t start, Py_ssize_t end, goes_left_bin,
+                     buffer):
     """Stable in-place partition of rows[start:end]: rows whose bin is flagged in
     ``goes_left_bin`` first. Returns the number that go left."""
+    cdef Buffers b
+    cdef Py_buffer* vb
+    cdef Py_buffer* vr
+    cdef Py_buffer* vg
+    cdef Py_buffer* vbuf
     cdef int64_t n_left
-    with nogil:
-        n_left = _partition_by_bin(&binned_row[0], binned_row.strides[0] // sizeof(bin_t),
-                                   &rows[0], start, end, &goes_left_bin[0], &buffer[0])
+    cdef Py_ssize_t stride
+    b.n = 0
+    try:
+        vb = _take_bins(&b, binned_row, 1, False, "partition_by_bin: binned_row")
+        vr = _take(&b, rows, 1, K_I64, True, "partition_by_bin: rows")
+        vg = _take_input(&b, goes_left_bin, 1, K_U8, np.bool_, "partition_by_bin: goes_left_bin")
+        vbuf = _take(&b, buffer, 1, K_I64, True, "partition_by_bin: buffer")
+        if start < 0 or end > vr.shape[0] or (end > start and vbuf.shape[0] < end - start):
+            raise ValueError("partition_by_bin: start:end out of the rows or the buffer")
+        stride = vb.strides[0] // vb.itemsize
+        with nogil:
+            if vb.itemsize == 1:
+                n_left = _partition_by_bin(<const uint8_t*> vb.buf, stride, <int64_t*> vr.buf,
+                                           start, end, <const uchar*> vg.buf,
+                                           <int64_t*> vbuf.buf)
+            else:
+                n_left = _partition_by_bin(<const uint16_t*> vb.buf, stride,
+                                           <int64_t*> vr.buf, start, end,
+                                           <const uchar*> vg.buf, <int64_t*> vbuf.buf)
+    finally:
+        _release(&b)
     return n_left
 
 
@@ -467,26 +717,68 @@ cdef Cut _scan_sum(const double* hist, Py_ssize_t width, const int64_t* counts,
     return out
 
 
-def scan_sum_histograms(hist, counts, const int64_t[::1] features, const int64_t[::1] n_bins,
-                        int64_t missing_bin, int64_t min_samples_leaf, double min_weight_leaf,
-                        double w_total, double s_total, int64_t n_total,
-                        double[::1] out_proxy, int64_t[::1] out_bin,
-                        uchar[::1] out_missing_left, int64_t[::1] out_next_bin):
+def scan_sum_histograms(hist, counts, features, n_bins, int64_t missing_bin,
+                        int64_t min_samples_leaf, double min_weight_leaf, double w_total,
+                        double s_total, int64_t n_total, out_proxy, out_bin,
+                        out_missing_left, out_next_bin):
     """Best squared-error cut per numeric feature (``features`` index rows of hist), the
     outputs as ``scan_histograms``'."""
-    cdef const double[:, :, ::1] h = np.ascontiguousarray(hist, dtype=np.float64)
-    cdef const int64_t[:, ::1] c = np.ascontiguousarray(counts, dtype=np.int64)
-    cdef Py_ssize_t width = h.shape[2], j, i
+    cdef Buffers b
+    cdef Py_buffer* vh
+    cdef Py_buffer* vc
+    cdef Py_buffer* vf
+    cdef Py_buffer* vn
+    cdef Py_buffer* vp
+    cdef Py_buffer* vbin
+    cdef Py_buffer* vml
+    cdef Py_buffer* vnb
+    cdef Py_ssize_t n_features, n_slots, width, m, j, i
+    cdef const double* h
+    cdef const int64_t* c
+    cdef const int64_t* f
+    cdef const int64_t* nb
+    cdef bint bad = False
     cdef Cut cut
-    with nogil:
-        for j in range(features.shape[0]):
-            i = features[j]
-            cut = _scan_sum(&h[i, 0, 0], width, &c[i, 0], n_bins[i], missing_bin,
-                            min_samples_leaf, min_weight_leaf, w_total, s_total, n_total)
-            out_proxy[j] = cut.proxy
-            out_bin[j] = cut.bin
-            out_missing_left[j] = cut.missing_left
-            out_next_bin[j] = cut.next_bin
+    b.n = 0
+    try:
+        vh = _take_input(&b, hist, 3, K_F64, np.float64, "scan_sum_histograms: hist")
+        vc = _take_input(&b, counts, 2, K_I64, np.int64, "scan_sum_histograms: counts")
+        vf = _take_input(&b, features, 1, K_I64, np.int64, "scan_sum_histograms: features")
+        vn = _take_input(&b, n_bins, 1, K_I64, np.int64, "scan_sum_histograms: n_bins")
+        vp = _take(&b, out_proxy, 1, K_F64, True, "scan_sum_histograms: out_proxy")
+        vbin = _take(&b, out_bin, 1, K_I64, True, "scan_sum_histograms: out_bin")
+        vml = _take(&b, out_missing_left, 1, K_U8, True,
+                    "scan_sum_histograms: out_missing_left")
+        vnb = _take(&b, out_next_bin, 1, K_I64, True, "scan_sum_histograms: out_next_bin")
+        n_features = vh.shape[0]
+        n_slots = vh.shape[1]
+        width = vh.shape[2]
+        m = vf.shape[0]
+        if (vc.shape[0] != n_features or vc.shape[1] != n_slots or vn.shape[0] < n_features
+                or width < 2 or vp.shape[0] < m or vbin.shape[0] < m or vml.shape[0] < m
+                or vnb.shape[0] < m or missing_bin < 0 or missing_bin >= n_slots):
+            raise ValueError("scan_sum_histograms: arrays of inconsistent shapes")
+        h = <const double*> vh.buf
+        c = <const int64_t*> vc.buf
+        f = <const int64_t*> vf.buf
+        nb = <const int64_t*> vn.buf
+        with nogil:
+            for j in range(m):
+                i = f[j]
+                if i < 0 or i >= n_features or nb[i] < 0 or nb[i] > n_slots:
+                    bad = True
+                    break
+                cut = _scan_sum(h + i * n_slots * width, width, c + i * n_slots, nb[i],
+                                missing_bin, min_samples_leaf, min_weight_leaf, w_total,
+                                s_total, n_total)
+                (<double*> vp.buf)[j] = cut.proxy
+                (<int64_t*> vbin.buf)[j] = cut.bin
+                (<uchar*> vml.buf)[j] = cut.missing_left
+                (<int64_t*> vnb.buf)[j] = cut.next_bin
+        if bad:
+            raise IndexError("scan_sum_histograms: a feature or its bin count is out of range")
+    finally:
+        _release(&b)
 
 
 # -- exact sums in limbs (``exact_sums.py``) ----------------------------------------------
@@ -628,26 +920,57 @@ cdef void _fill_ordered(const bin_t* bins, Py_ssize_t bins_stride, const int64_t
                 cell[count] += 1
 
 
-def fill_ordered_histograms(const bin_t[:, ::1] bins, const int64_t[:, ::1] limbs,
-                            Py_ssize_t start, Py_ssize_t end, Py_ssize_t n_sums,
-                            int64_t[:, :, ::1] hist, Py_ssize_t n_blocks):
+def fill_ordered_histograms(bins, limbs, Py_ssize_t start, Py_ssize_t end, Py_ssize_t n_sums,
+                            hist, Py_ssize_t n_blocks):
     """hist[i, b, :n_sums] = the sum of ``limbs[p, :n_sums]`` over the rows p in
     start:end whose bin of feature i is b, hist[i, b, n_sums] their number
     (``exact_sums.fill_ordered_histograms``); ``n_blocks`` > 1: blocks of features in
     parallel (integer sums: the same histograms)."""
-    cdef Py_ssize_t n_features = hist.shape[0], n_bins = hist.shape[1], width = hist.shape[2]
-    cdef const bin_t* b = &bins[0, 0]
-    cdef const int64_t* l = &limbs[0, 0]
-    cdef int64_t* h = &hist[0, 0, 0]
-    cdef Py_ssize_t bs = bins.shape[1], ls = limbs.shape[1], block
-    with nogil:
-        if n_blocks > 1:
-            for block in prange(n_blocks, schedule="static"):
-                _fill_ordered(b, bs, l, ls, start, end, n_sums, h, n_bins, width,
-                              block * n_features // n_blocks,
-                              (block + 1) * n_features // n_blocks)
-        else:
-            _fill_ordered(b, bs, l, ls, start, end, n_sums, h, n_bins, width, 0, n_features)
+    cdef Buffers b
+    cdef Py_buffer* vb
+    cdef Py_buffer* vl
+    cdef Py_buffer* vh
+    cdef Py_ssize_t n_features, n_bins, width, bs, ls, block
+    cdef const uint8_t* b8
+    cdef const uint16_t* b16
+    cdef const int64_t* l
+    cdef int64_t* h
+    b.n = 0
+    try:
+        vb = _take_bins(&b, bins, 2, True, "fill_ordered_histograms: bins")
+        vl = _take(&b, limbs, 2, K_I64, False, "fill_ordered_histograms: limbs")
+        vh = _take(&b, hist, 3, K_I64, True, "fill_ordered_histograms: hist")
+        n_features = vh.shape[0]
+        n_bins = vh.shape[1]
+        width = vh.shape[2]
+        bs = vb.shape[1]
+        ls = vl.shape[1]
+        if (n_features > bs or n_sums < 0 or n_sums + 1 > width or n_sums > ls
+                or vl.shape[0] != vb.shape[0] or start < 0 or end > vb.shape[0]):
+            raise ValueError("fill_ordered_histograms: arrays of inconsistent shapes")
+        b8 = <const uint8_t*> vb.buf
+        b16 = <const uint16_t*> vb.buf
+        l = <const int64_t*> vl.buf
+        h = <int64_t*> vh.buf
+        with nogil:
+            if n_blocks > 1:
+                for block in prange(n_blocks, schedule="static"):
+                    if vb.itemsize == 1:
+                        _fill_ordered(b8, bs, l, ls, start, end, n_sums, h, n_bins, width,
+                                      block * n_features // n_blocks,
+                                      (block + 1) * n_features // n_blocks)
+                    else:
+                        _fill_ordered(b16, bs, l, ls, start, end, n_sums, h, n_bins, width,
+                                      block * n_features // n_blocks,
+                                      (block + 1) * n_features // n_blocks)
+            elif vb.itemsize == 1:
+                _fill_ordered(b8, bs, l, ls, start, end, n_sums, h, n_bins, width, 0,
+                              n_features)
+            else:
+                _fill_ordered(b16, bs, l, ls, start, end, n_sums, h, n_bins, width, 0,
+                              n_features)
+    finally:
+        _release(&b)
 
 
 cdef int64_t _partition_ordered(const bin_t* bins, Py_ssize_t bins_stride,
@@ -686,19 +1009,53 @@ cdef int64_t _partition_ordered(const bin_t* bins, Py_ssize_t bins_stride,
     return q_left - start
 
 
-def partition_ordered(const bin_t[:, ::1] bins, const uint64_t[:, ::1] words,
-                      const int64_t[:, ::1] limbs, uint64_t[:, ::1] out_words,
-                      int64_t[:, ::1] out_limbs, Py_ssize_t start, Py_ssize_t end,
-                      Py_ssize_t feature, const uchar[::1] goes_left_bin, int64_t n_left,
-                      int64_t[::1] left_sums):
+def partition_ordered(bins, words, limbs, out_words, out_limbs, Py_ssize_t start,
+                      Py_ssize_t end, Py_ssize_t feature, goes_left_bin, int64_t n_left,
+                      left_sums):
     """Stable partition of the rows start:end of a node-order copy into another
     (``exact_sums.partition_ordered``); left_sums[:m] the left rows' limbs summed,
     left_sums[m] their number. ``n_left`` < 0: counted first. Returns n_left."""
-    with nogil:
-        n_left = _partition_ordered(&bins[0, 0], bins.shape[1], &words[0, 0],
-                                    &out_words[0, 0], words.shape[1], &limbs[0, 0],
-                                    &out_limbs[0, 0], limbs.shape[1], start, end, feature,
-                                    &goes_left_bin[0], n_left, &left_sums[0])
+    cdef Buffers b
+    cdef Py_buffer* vb
+    cdef Py_buffer* vw
+    cdef Py_buffer* vl
+    cdef Py_buffer* vow
+    cdef Py_buffer* vol
+    cdef Py_buffer* vg
+    cdef Py_buffer* vs
+    b.n = 0
+    try:
+        vb = _take_bins(&b, bins, 2, True, "partition_ordered: bins")
+        vw = _take(&b, words, 2, K_U64, False, "partition_ordered: words")
+        vl = _take(&b, limbs, 2, K_I64, False, "partition_ordered: limbs")
+        vow = _take(&b, out_words, 2, K_U64, True, "partition_ordered: out_words")
+        vol = _take(&b, out_limbs, 2, K_I64, True, "partition_ordered: out_limbs")
+        vg = _take_input(&b, goes_left_bin, 1, K_U8, np.bool_,
+                         "partition_ordered: goes_left_bin")
+        vs = _take(&b, left_sums, 1, K_I64, True, "partition_ordered: left_sums")
+        if (vw.shape[0] < end or vl.shape[0] < end or vb.shape[0] < end
+                or vow.shape[0] < end or vol.shape[0] < end or start < 0
+                or vow.shape[1] != vw.shape[1] or vol.shape[1] != vl.shape[1]
+                or vs.shape[0] < vl.shape[1] + 1 or feature < 0 or feature >= vb.shape[1]
+                or n_left > end - start):
+            raise ValueError("partition_ordered: arrays of inconsistent shapes")
+        with nogil:
+            if vb.itemsize == 1:
+                n_left = _partition_ordered(<const uint8_t*> vb.buf, vb.shape[1],
+                                            <const uint64_t*> vw.buf, <uint64_t*> vow.buf,
+                                            vw.shape[1], <const int64_t*> vl.buf,
+                                            <int64_t*> vol.buf, vl.shape[1], start, end,
+                                            feature, <const uchar*> vg.buf, n_left,
+                                            <int64_t*> vs.buf)
+            else:
+                n_left = _partition_ordered(<const uint16_t*> vb.buf, vb.shape[1],
+                                            <const uint64_t*> vw.buf, <uint64_t*> vow.buf,
+                                            vw.shape[1], <const int64_t*> vl.buf,
+                                            <int64_t*> vol.buf, vl.shape[1], start, end,
+                                            feature, <const uchar*> vg.buf, n_left,
+                                            <int64_t*> vs.buf)
+    finally:
+        _release(&b)
     return n_left
 
 
@@ -831,23 +1188,58 @@ cdef inline int64_t _largest(const int64_t* values, Py_ssize_t n) noexcept nogil
     return best
 
 
-def round_sums(const int64_t[:, ::1] limbs, const int64_t[::1] offsets,
-               const int64_t[::1] sizes, const int64_t[::1] scales, int64_t digit,
-               Py_ssize_t count, bint unit_weights, Py_ssize_t n_quantities,
-               double[:, ::1] out, int64_t[::1] counts):
+def round_sums(limbs, offsets, sizes, scales, int64_t digit, Py_ssize_t count,
+               bint unit_weights, Py_ssize_t n_quantities, out, counts):
     """out[i, q] for the first ``n_quantities`` quantities q of (W, S, Q): the float64
     nearest to the sum in ``limbs[i, offsets[q]:offsets[q] + sizes[q]]`` at scale
     ``scales[q]`` (``exact_sums.round_sums``); ``counts``, unless empty, gets each row
     count ``limbs[i, count]``."""
-    cdef int64_t largest = _largest(&sizes[0], sizes.shape[0])
-    cdef int64_t* digits = <int64_t*> malloc((max(largest, 0) + DIGITS_EXTRA) * sizeof(int64_t))
-    if digits == NULL:
-        raise MemoryError()
-    with nogil:
-        _round_sums(&limbs[0, 0], limbs.shape[0], limbs.shape[1], &offsets[0], &sizes[0],
-                    &scales[0], digit, count, unit_weights, n_quantities, &out[0, 0],
-                    &counts[0] if counts.shape[0] > 0 else NULL, digits)
-    free(digits)
+    cdef Buffers b
+    cdef Py_buffer* vl
+    cdef Py_buffer* vo
+    cdef Py_buffer* vsz
+    cdef Py_buffer* vsc
+    cdef Py_buffer* vout
+    cdef Py_buffer* vc
+    cdef int64_t scratch[DIGITS_EXTRA + 16]
+    cdef int64_t* digits = scratch
+    cdef int64_t largest
+    cdef const int64_t* o
+    cdef const int64_t* sz
+    cdef Py_ssize_t q, width, n
+    b.n = 0
+    try:
+        vl = _take_input(&b, limbs, 2, K_I64, np.int64, "round_sums: limbs")
+        vo = _take_input(&b, offsets, 1, K_I64, np.int64, "round_sums: offsets")
+        vsz = _take_input(&b, sizes, 1, K_I64, np.int64, "round_sums: sizes")
+        vsc = _take_input(&b, scales, 1, K_I64, np.int64, "round_sums: scales")
+        vout = _take(&b, out, 2, K_F64, True, "round_sums: out")
+        vc = _take(&b, counts, 1, K_I64, True, "round_sums: counts")
+        n = vl.shape[0]
+        width = vl.shape[1]
+        o = <const int64_t*> vo.buf
+        sz = <const int64_t*> vsz.buf
+        if (vout.shape[0] < n or vout.shape[1] != 3 or n_quantities > 3
+                or vo.shape[0] < n_quantities or vsz.shape[0] < n_quantities
+                or vsc.shape[0] < n_quantities or (vc.shape[0] > 0 and vc.shape[0] < n)
+                or (n > 0 and (count < 0 or count >= width))):
+            raise ValueError("round_sums: arrays of inconsistent shapes")
+        for q in range(n_quantities):
+            if n > 0 and sz[q] > 0 and (o[q] < 0 or o[q] + sz[q] > width):
+                raise ValueError("round_sums: a quantity's limbs lie outside the rows")
+        largest = _largest(sz, vsz.shape[0])
+        if largest > 16:
+            digits = <int64_t*> malloc((largest + DIGITS_EXTRA) * sizeof(int64_t))
+            if digits == NULL:
+                raise MemoryError()
+        with nogil:
+            _round_sums(<const int64_t*> vl.buf, n, width, o, sz, <const int64_t*> vsc.buf,
+                        digit, count, unit_weights, n_quantities, <double*> vout.buf,
+                        <int64_t*> vc.buf if vc.shape[0] > 0 else NULL, digits)
+    finally:
+        if digits != scratch:
+            free(digits)
+        _release(&b)
 
 
 # -- subtrees grown whole (``hist_grow.py``) ----------------------------------------------

@@ -2097,14 +2097,223 @@ def solve_depth2(const int32_t[:, ::1] codes, const int32_t[::1] y, const wt[::1
 # -- optimal_pairs.py: the depth-2 solver of nodes where every feature is binary ------------
 cdef extern from *:
     """
-    static inline unsigned long long quercus_popcount64(unsigned long long x) {
+    /* The pair-count solver's inner loops (optimal_pairs.py), in C: the pointers are
+       ``restrict`` (the arrays never overlap), so the compiler vectorises the loops over
+       the features b. On x86-64 with GCC or clang each loop is also compiled for AVX2 and
+       for AVX-512 (with its vector popcount), picked once at run time by the CPU; they
+       compute the same numbers (integer sums, comparisons and exact float adds in the
+       same order: no reassociation, no FMA). */
+    #include <stdint.h>
+    #include <string.h>
+
+    #if defined(__GNUC__) && defined(__x86_64__) && !defined(_MSC_VER) \
+        && (!defined(__clang__) || __clang_major__ >= 9)
+    #define QUERCUS_DISPATCH 1
+    #define QUERCUS_AVX2 __attribute__((target("avx2,popcnt")))
+    #define QUERCUS_AVX512 __attribute__((target( \
+        "avx512f,avx512vl,avx512bw,avx512dq,avx512vpopcntdq,avx2,popcnt")))
+    #else
+    #define QUERCUS_DISPATCH 0
+    #endif
+    #define QUERCUS_NOINLINE __attribute__((noinline))
+
+    static inline uint64_t quercus_popcount64(uint64_t x) {
         x = x - ((x >> 1) & 0x5555555555555555ULL);
         x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
         x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
         return (x * 0x0101010101010101ULL) >> 56;
     }
+
+    /* every[word, g] |= (code[g] == high[g]) << shift for one row (high as int32: the
+       codes' type, -1 where a feature has one code) */
+    #define QUERCUS_BITS_BODY \
+        for (Py_ssize_t g = 0; g < FC; g++) \
+            word[g] |= ((uint64_t) (code[g] == high32[g])) << shift;
+
+    static void quercus_bits_row_plain(const int32_t* restrict code,
+                                       const int32_t* restrict high32, Py_ssize_t FC,
+                                       uint64_t* restrict word, uint64_t shift) {
+        QUERCUS_BITS_BODY
+    }
+
+    /* row[b] += popcount(wa & word[b]) for b = a .. p - 1, every class, word and a */
+    #define QUERCUS_PAIRS_BODY(T, POPCOUNT) \
+        for (Py_ssize_t c = 0; c < K; c++) { \
+            for (int64_t q = start[c]; q < start[c + 1]; q++) { \
+                const uint64_t* restrict word = bits + q * p; \
+                for (Py_ssize_t a = 0; a < p; a++) { \
+                    uint64_t wa = word[a]; \
+                    if (wa == 0) continue; \
+                    T* restrict row = pair + (c * p + a) * p; \
+                    for (Py_ssize_t b = a; b < p; b++) \
+                        row[b] += (int64_t) POPCOUNT(wa & word[b]); \
+                } \
+            } \
+        }
+
+    /* the four cells of root feature a and every b: sums s and largest classes m */
+    #define QUERCUS_CELLS_BODY(T) \
+        for (Py_ssize_t b = 0; b < p; b++) { \
+            s00[b] = 0; s01[b] = 0; s10[b] = 0; s11[b] = 0; \
+            m00[b] = 0; m01[b] = 0; m10[b] = 0; m11[b] = 0; \
+        } \
+        for (Py_ssize_t k = 0; k < K; k++) { \
+            const T* restrict both_k = pair + (k * p + a) * p; \
+            const T* restrict up_k = up + k * p; \
+            T ua = up_k[a]; \
+            T tk = total[k]; \
+            for (Py_ssize_t b = 0; b < p; b++) { \
+                T both = both_k[b]; \
+                T v10 = ua - both; \
+                T v01 = up_k[b] - both; \
+                T v00 = tk - ua - up_k[b] + both; \
+                s00[b] += v00; \
+                s01[b] += v01; \
+                s10[b] += v10; \
+                s11[b] += both; \
+                m00[b] = v00 > m00[b] ? v00 : m00[b]; \
+                m01[b] = v01 > m01[b] ? v01 : m01[b]; \
+                m10[b] = v10 > m10[b] ? v10 : m10[b]; \
+                m11[b] = both > m11[b] ? both : m11[b]; \
+            } \
+        } \
+        { \
+            const T* restrict rows_a = pair + (K * p + a) * p; \
+            T n_a = up_rows[a]; \
+            T t_rows = total[K]; \
+            for (Py_ssize_t b = 0; b < p; b++) { \
+                T both = rows_a[b]; \
+                T e = (s00[b] - m00[b]) + (s01[b] - m01[b]); \
+                int ok = t_rows - n_a - up_rows[b] + both >= least \
+                    && up_rows[b] - both >= least; \
+                e_low[b] = ok ? e : leaf_low_a; \
+                e = (s10[b] - m10[b]) + (s11[b] - m11[b]); \
+                e_up[b] = (n_a - both >= least && both >= least) ? e : leaf_up_a; \
+            } \
+        }
+
+    #define QUERCUS_CELLS_ARGS(T) \
+        const T* restrict pair, const T* restrict up, const T* restrict up_rows, \
+        const T* restrict total, Py_ssize_t K, Py_ssize_t p, Py_ssize_t a, int64_t least, \
+        T leaf_low_a, T leaf_up_a, T* restrict s00, T* restrict s01, T* restrict s10, \
+        T* restrict s11, T* restrict m00, T* restrict m01, T* restrict m10, \
+        T* restrict m11, T* restrict e_low, T* restrict e_up
+    #define QUERCUS_PAIRS_ARGS(T) \
+        const uint64_t* restrict bits, const int64_t* restrict start, Py_ssize_t K, \
+        Py_ssize_t p, T* restrict pair
+
+    #define QUERCUS_VARIANTS(T, SUFFIX) \
+        static QUERCUS_NOINLINE void quercus_pairs_##SUFFIX##_plain(QUERCUS_PAIRS_ARGS(T)) { \
+            QUERCUS_PAIRS_BODY(T, quercus_popcount64) } \
+        static QUERCUS_NOINLINE void quercus_cells_##SUFFIX##_plain(QUERCUS_CELLS_ARGS(T)) { \
+            QUERCUS_CELLS_BODY(T) }
+    QUERCUS_VARIANTS(int64_t, i64)
+    QUERCUS_VARIANTS(double, f64)
+
+    #if QUERCUS_DISPATCH
+    #define QUERCUS_SIMD_VARIANTS(T, SUFFIX) \
+        static QUERCUS_AVX2 QUERCUS_NOINLINE void \
+        quercus_pairs_##SUFFIX##_avx2(QUERCUS_PAIRS_ARGS(T)) { \
+            QUERCUS_PAIRS_BODY(T, quercus_popcount64) } \
+        static QUERCUS_AVX512 QUERCUS_NOINLINE void \
+        quercus_pairs_##SUFFIX##_avx512(QUERCUS_PAIRS_ARGS(T)) { \
+            QUERCUS_PAIRS_BODY(T, __builtin_popcountll) } \
+        static QUERCUS_AVX2 QUERCUS_NOINLINE void \
+        quercus_cells_##SUFFIX##_avx2(QUERCUS_CELLS_ARGS(T)) { QUERCUS_CELLS_BODY(T) } \
+        static QUERCUS_AVX512 QUERCUS_NOINLINE void \
+        quercus_cells_##SUFFIX##_avx512(QUERCUS_CELLS_ARGS(T)) { QUERCUS_CELLS_BODY(T) }
+    QUERCUS_SIMD_VARIANTS(int64_t, i64)
+    QUERCUS_SIMD_VARIANTS(double, f64)
+
+    static QUERCUS_AVX2 void quercus_bits_row_avx2(
+            const int32_t* restrict code, const int32_t* restrict high32, Py_ssize_t FC,
+            uint64_t* restrict word, uint64_t shift) {
+        QUERCUS_BITS_BODY
+    }
+    static QUERCUS_AVX512 void quercus_bits_row_avx512(
+            const int32_t* restrict code, const int32_t* restrict high32, Py_ssize_t FC,
+            uint64_t* restrict word, uint64_t shift) {
+        QUERCUS_BITS_BODY
+    }
+    #endif
+
+    /* 0: plain, 1: AVX2, 2: AVX-512 (with its popcount), as the CPU allows */
+    static int quercus_level = -1;
+    static int quercus_best_level(void) {
+        int found = 0;
+    #if QUERCUS_DISPATCH
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt"))
+            found = 1;
+        if (found && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")
+                && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq")
+                && __builtin_cpu_supports("avx512vpopcntdq"))
+            found = 2;
+    #endif
+        return found;
+    }
+    static int quercus_simd_level(void) {
+        if (quercus_level < 0)
+            quercus_level = quercus_best_level();
+        return quercus_level;
+    }
+    /* for the tests: run a lower level (at most the CPU's); returns the level set */
+    static int quercus_set_simd_level(int level) {
+        int best = quercus_best_level();
+        quercus_level = level < 0 || level > best ? best : level;
+        return quercus_level;
+    }
+
+    #if QUERCUS_DISPATCH
+    #define QUERCUS_PICK(NAME, LEVEL, ...) \
+        do { if ((LEVEL) == 2) NAME##_avx512(__VA_ARGS__); \
+             else if ((LEVEL) == 1) NAME##_avx2(__VA_ARGS__); \
+             else NAME##_plain(__VA_ARGS__); } while (0)
+    #else
+    #define QUERCUS_PICK(NAME, LEVEL, ...) NAME##_plain(__VA_ARGS__)
+    #endif
+
+    static void quercus_bits_row(int level, const int32_t* code, const int32_t* high32,
+                                 Py_ssize_t FC, uint64_t* word, uint64_t shift) {
+        QUERCUS_PICK(quercus_bits_row, level, code, high32, FC, word, shift);
+    }
+    static void quercus_pairs_i64(int level, QUERCUS_PAIRS_ARGS(int64_t)) {
+        QUERCUS_PICK(quercus_pairs_i64, level, bits, start, K, p, pair);
+    }
+    static void quercus_pairs_f64(int level, QUERCUS_PAIRS_ARGS(double)) {
+        QUERCUS_PICK(quercus_pairs_f64, level, bits, start, K, p, pair);
+    }
+    static void quercus_cells_i64(int level, QUERCUS_CELLS_ARGS(int64_t)) {
+        QUERCUS_PICK(quercus_cells_i64, level, pair, up, up_rows, total, K, p, a, least,
+                     leaf_low_a, leaf_up_a, s00, s01, s10, s11, m00, m01, m10, m11, e_low,
+                     e_up);
+    }
+    static void quercus_cells_f64(int level, QUERCUS_CELLS_ARGS(double)) {
+        QUERCUS_PICK(quercus_cells_f64, level, pair, up, up_rows, total, K, p, a, least,
+                     leaf_low_a, leaf_up_a, s00, s01, s10, s11, m00, m01, m10, m11, e_low,
+                     e_up);
+    }
     """
-    uint64_t popcount64 "quercus_popcount64"(uint64_t x) nogil
+    int simd_level "quercus_simd_level"() nogil
+    int set_simd_level "quercus_set_simd_level"(int level) nogil
+    void bits_row "quercus_bits_row"(int level, const int32_t* code, const int32_t* high32,
+                                     Py_ssize_t FC, uint64_t* word, uint64_t shift) nogil
+    void pairs_i64 "quercus_pairs_i64"(int level, const uint64_t* bits, const int64_t* start,
+                                       Py_ssize_t K, Py_ssize_t p, int64_t* pair) nogil
+    void pairs_f64 "quercus_pairs_f64"(int level, const uint64_t* bits, const int64_t* start,
+                                       Py_ssize_t K, Py_ssize_t p, double* pair) nogil
+    void cells_i64 "quercus_cells_i64"(
+        int level, const int64_t* pair, const int64_t* up, const int64_t* up_rows,
+        const int64_t* total, Py_ssize_t K, Py_ssize_t p, Py_ssize_t a, int64_t least,
+        int64_t leaf_low_a, int64_t leaf_up_a, int64_t* s00, int64_t* s01, int64_t* s10,
+        int64_t* s11, int64_t* m00, int64_t* m01, int64_t* m10, int64_t* m11,
+        int64_t* e_low, int64_t* e_up) nogil
+    void cells_f64 "quercus_cells_f64"(
+        int level, const double* pair, const double* up, const double* up_rows,
+        const double* total, Py_ssize_t K, Py_ssize_t p, Py_ssize_t a, int64_t least,
+        double leaf_low_a, double leaf_up_a, double* s00, double* s01, double* s10,
+        double* s11, double* m00, double* m01, double* m10, double* m11, double* e_low,
+        double* e_up) nogil
 
 
 ctypedef struct BinScratch:
@@ -2112,6 +2321,7 @@ ctypedef struct BinScratch:
     int64_t* ups  # n_features
     int64_t* start  # K + 1
     int64_t* fill  # K
+    int32_t* high32  # code columns: ``high`` as the codes' type
     uint64_t* every  # (words, code columns)
     uint64_t* bits  # (words, n_features)
     void* total  # W
@@ -2133,7 +2343,8 @@ cdef int bin_scratch_init(BinScratch* s, Py_ssize_t n_features, Py_ssize_t code_
     cdef Py_ssize_t W = K + 1, F = n_features
     # a class's rows fill ceil(rows / 64) words: at most n / 64 + K in all
     cdef Py_ssize_t words = n // 64 + K + 1
-    cdef Py_ssize_t size = (2 * F + (K + 1) + K + words * code_columns + words * F
+    cdef Py_ssize_t size = (2 * F + (K + 1) + K + code_columns + words * code_columns
+                            + words * F
                             + W + W * F * F + W * F + 2 * W + F + 2 * F + 10 * F)
     cdef char* p = <char*> _alloc(size * 8)
     s.memory = p
@@ -2147,6 +2358,8 @@ cdef int bin_scratch_init(BinScratch* s, Py_ssize_t n_features, Py_ssize_t code_
     p += (K + 1) * 8
     s.fill = <int64_t*> p
     p += K * 8
+    s.high32 = <int32_t*> p
+    p += code_columns * 8
     s.every = <uint64_t*> p
     p += words * code_columns * 8
     s.bits = <uint64_t*> p
@@ -2232,10 +2445,8 @@ cdef void pair_counts_bits(const int32_t* codes, Py_ssize_t FC, const int32_t* y
     cdef int64_t* fill = bs.fill
     cdef uint64_t* every = bs.every
     cdef uint64_t* bits = bs.bits
-    cdef uint64_t* word
-    cdef uint64_t wa, shift
-    cdef const int32_t* code
-    cdef wt* row
+    cdef int32_t* high32 = bs.high32
+    cdef int level = simd_level()
     memset(total, 0, W * sizeof(wt))
     for i in range(n):
         total[y[rows[i]]] += 1
@@ -2246,30 +2457,23 @@ cdef void pair_counts_bits(const int32_t* codes, Py_ssize_t FC, const int32_t* y
     words = start[K]
     memset(every, 0, words * FC * sizeof(uint64_t))
     memset(fill, 0, K * sizeof(int64_t))
+    for g in range(FC):
+        high32[g] = <int32_t> high[g]  # -1 or a code: exact
     for i in range(n):
         r = rows[i]
         c = y[r]
         pos = fill[c]
         fill[c] += 1
-        word = every + (start[c] + pos // 64) * FC
-        shift = <uint64_t> (pos % 64)
-        code = codes + r * FC
-        for g in range(FC):
-            word[g] |= (<uint64_t> (code[g] == high[g])) << shift
+        bits_row(level, codes + r * FC, high32, FC, every + (start[c] + pos // 64) * FC,
+                 <uint64_t> (pos % 64))
     for q in range(words):
         for a in range(p):
             bits[q * p + a] = every[q * FC + active[a]]
     memset(pair, 0, W * p * p * sizeof(wt))
-    for c in range(K):
-        for q in range(start[c], start[c + 1]):
-            word = bits + q * p
-            for a in range(p):
-                wa = word[a]
-                if wa == 0:
-                    continue
-                row = pair + (c * p + a) * p
-                for b in range(a, p):
-                    row[b] += <int64_t> popcount64(wa & word[b])
+    if wt is double:
+        pairs_f64(level, bits, start, K, p, pair)
+    else:
+        pairs_i64(level, bits, start, K, p, pair)
     symmetric(pair, p, K)
     for c in range(K):
         for a in range(p):
@@ -2335,14 +2539,12 @@ cdef int64_t solve_binary_c(const int32_t* codes, Py_ssize_t FC, const int32_t* 
     cdef wt* e_low
     cdef wt* e_up
     cdef wt* up_rows
-    cdef const wt* both_k
-    cdef const wt* up_k
-    cdef const wt* rows_a
-    cdef wt leaf, best1, ua, tk, both, v10, v01, v00, e, n_a
+    cdef wt leaf, best1
     cdef wt d1[2]
     cdef int64_t pick[2]
     cdef int64_t best1_g = -1, least
-    cdef bint unit = True, ok
+    cdef bint unit = True
+    cdef int level = simd_level()
     for g in range(n_features):
         if high[g] >= 0:
             active[p] = g
@@ -2400,35 +2602,12 @@ cdef int64_t solve_binary_c(const int32_t* codes, Py_ssize_t FC, const int32_t* 
     for a in range(p):
         if not valid[a]:
             continue
-        for j in range(8 * p):
-            cells[j] = 0
-        for k in range(K):
-            both_k = pair + (k * p + a) * p
-            up_k = up + k * p
-            ua = up_k[a]
-            tk = total[k]
-            for b in range(p):
-                both = both_k[b]
-                v10 = ua - both
-                v01 = up_k[b] - both
-                v00 = tk - ua - up_k[b] + both
-                s00[b] += v00
-                s01[b] += v01
-                s10[b] += v10
-                s11[b] += both
-                m00[b] = wmax(m00[b], v00)
-                m01[b] = wmax(m01[b], v01)
-                m10[b] = wmax(m10[b], v10)
-                m11[b] = wmax(m11[b], both)
-        rows_a = pair + (K * p + a) * p
-        n_a = up_rows[a]
-        for b in range(p):  # a split leaving a cell under min_leaf rows is no better
-            both = rows_a[b]
-            e = (s00[b] - m00[b]) + (s01[b] - m01[b])
-            ok = total[K] - n_a - up_rows[b] + both >= least and up_rows[b] - both >= least
-            e_low[b] = e if ok else leaf_low[a]
-            e = (s10[b] - m10[b]) + (s11[b] - m11[b])
-            e_up[b] = e if n_a - both >= least and both >= least else leaf_up[a]
+        if wt is double:
+            cells_f64(level, pair, up, up_rows, total, K, p, a, least, leaf_low[a], leaf_up[a],
+                      s00, s01, s10, s11, m00, m01, m10, m11, e_low, e_up)
+        else:
+            cells_i64(level, pair, up, up_rows, total, K, p, a, least, leaf_low[a], leaf_up[a],
+                      s00, s01, s10, s11, m00, m01, m10, m11, e_low, e_up)
         e_low[a] = leaf_low[a]
         e_up[a] = leaf_up[a]
         # each child's best split: the first feature b (in order) strictly below its leaf
@@ -2458,6 +2637,15 @@ cdef int64_t solve_binary_c(const int32_t* codes, Py_ssize_t FC, const int32_t* 
             memcpy(out_tests + 3 * b * TW, out_tests + 3 * (b - 1) * TW,
                    3 * TW * sizeof(int64_t))
     return p
+
+
+def _simd_level(int level=-2):
+    """The vector code the pair-count solver runs (0 plain, 1 AVX2, 2 AVX-512); with
+    ``level`` >= 0 (at most the CPU's; -1: the CPU's best) set it first (for the tests:
+    every level gives the same numbers)."""
+    if level >= -1:
+        return set_simd_level(level)
+    return simd_level()
 
 
 def binary_features(const int32_t[:, ::1] codes, rows_in, Py_ssize_t n_features):

@@ -114,17 +114,34 @@ def monotone_ok(const double[::1] left, const double[::1] right, double weight_l
                              upper))
 
 
-def node_class_weights(const int32_t[::1] y, const double[::1] sample_weight,
-                       const index_t[::1] rows, double[::1] out):
-    """Sum the weights of ``rows`` per class into ``out`` (zeroed first)."""
-    cdef Py_ssize_t i, n = rows.shape[0]
+cdef inline void _node_class_weights(const int32_t* y, const double* sample_weight,
+                                     const index_t* rows, Py_ssize_t n, double* out,
+                                     Py_ssize_t n_out) noexcept nogil:
+    cdef Py_ssize_t i
     cdef index_t r
-    with nogil:
-        for i in range(out.shape[0]):
-            out[i] = 0.0
-        for i in range(n):
-            r = rows[i]
-            out[y[r]] += sample_weight[r]
+    for i in range(n_out):
+        out[i] = 0.0
+    for i in range(n):
+        r = rows[i]
+        out[y[r]] += sample_weight[r]
+
+
+def node_class_weights(const int32_t[::1] y, const double[::1] sample_weight, rows,
+                       double[::1] out):
+    """Sum the weights of ``rows`` (int32 or int64) per class into ``out`` (zeroed
+    first)."""
+    cdef const int32_t[::1] r32
+    cdef const int64_t[::1] r64
+    if rows.itemsize == 4:
+        r32 = rows
+        with nogil:
+            _node_class_weights(&y[0], &sample_weight[0], &r32[0], r32.shape[0], &out[0],
+                                out.shape[0])
+    else:
+        r64 = rows
+        with nogil:
+            _node_class_weights(&y[0], &sample_weight[0], &r64[0], r64.shape[0], &out[0],
+                                out.shape[0])
 
 
 # -- class_counts.py -------------------------------------------------------------------------
@@ -197,35 +214,68 @@ def count_nonfinite_rows(const float_t[:, ::1] X):
 
 
 # -- partition.py ----------------------------------------------------------------------------
-def route_numeric(const double[:, ::1] X, const index_t[::1] rows, Py_ssize_t feature,
-                  double threshold, bint missing_left, uchar[::1] out_left):
-    """Flag the rows that go left at a numeric split (value <= threshold)."""
-    cdef Py_ssize_t i
-    cdef index_t r
+cdef inline void _route_numeric(const double* X, Py_ssize_t stride, const index_t* rows,
+                                Py_ssize_t n, Py_ssize_t feature, double threshold,
+                                bint missing_left, uchar* out_left) noexcept nogil:
+    cdef Py_ssize_t i, r
     cdef double v
-    with nogil:
-        for i in range(rows.shape[0]):
-            r = rows[i]
-            v = X[r, feature]
-            out_left[r] = missing_left if isnan(v) else v <= threshold
+    for i in range(n):
+        r = rows[i]
+        v = X[r * stride + feature]
+        out_left[r] = missing_left if isnan(v) else v <= threshold
 
 
-def route_categorical(const double[:, ::1] X, const index_t[::1] rows, Py_ssize_t feature,
+def route_numeric(const double[:, ::1] X, rows, Py_ssize_t feature, double threshold,
+                  bint missing_left, uchar[::1] out_left):
+    """Flag the rows (int32 or int64) that go left at a numeric split (value <=
+    threshold)."""
+    cdef const int32_t[::1] r32
+    cdef const int64_t[::1] r64
+    if rows.itemsize == 4:
+        r32 = rows
+        with nogil:
+            _route_numeric(&X[0, 0], X.shape[1], &r32[0], r32.shape[0], feature, threshold,
+                           missing_left, &out_left[0])
+    else:
+        r64 = rows
+        with nogil:
+            _route_numeric(&X[0, 0], X.shape[1], &r64[0], r64.shape[0], feature, threshold,
+                           missing_left, &out_left[0])
+
+
+cdef inline void _route_categorical(const double* X, Py_ssize_t stride, const index_t* rows,
+                                    Py_ssize_t n, Py_ssize_t feature,
+                                    const int32_t* category_branch, bint missing_goes_left,
+                                    uchar* out_left) noexcept nogil:
+    cdef Py_ssize_t i, r
+    cdef double v
+    for i in range(n):
+        r = rows[i]
+        v = X[r * stride + feature]
+        if isnan(v):
+            out_left[r] = missing_goes_left
+        else:
+            out_left[r] = category_branch[<Py_ssize_t> v] == 0
+
+
+def route_categorical(const double[:, ::1] X, rows, Py_ssize_t feature,
                       const int32_t[::1] category_branch, Py_ssize_t missing_branch,
                       uchar[::1] out_left):
-    """Flag the rows that go left (branch 0) at a categorical subset split."""
-    cdef Py_ssize_t i
-    cdef index_t r
-    cdef double v
+    """Flag the rows (int32 or int64) that go left (branch 0) at a categorical subset
+    split."""
+    cdef const int32_t[::1] r32
+    cdef const int64_t[::1] r64
     cdef bint missing_goes_left = missing_branch == 0
-    with nogil:
-        for i in range(rows.shape[0]):
-            r = rows[i]
-            v = X[r, feature]
-            if isnan(v):
-                out_left[r] = missing_goes_left
-            else:
-                out_left[r] = category_branch[<Py_ssize_t> v] == 0
+    if rows.itemsize == 4:
+        r32 = rows
+        with nogil:
+            _route_categorical(&X[0, 0], X.shape[1], &r32[0], r32.shape[0], feature,
+                               &category_branch[0], missing_goes_left, &out_left[0])
+    else:
+        r64 = rows
+        with nogil:
+            _route_categorical(&X[0, 0], X.shape[1], &r64[0], r64.shape[0], feature,
+                               &category_branch[0], missing_goes_left, &out_left[0])
 
 
 cdef inline void _partition_feature(index_t* order, index_t* buffer, Py_ssize_t start,
@@ -254,31 +304,56 @@ cdef inline Py_ssize_t _count_left(const index_t* order, Py_ssize_t start, Py_ss
     return count
 
 
-def partition_orders(index_t[:, ::1] order, Py_ssize_t start, Py_ssize_t end,
-                     const uchar[::1] goes_left, index_t[:, ::1] buffer):
+cdef Py_ssize_t _partition_orders(index_t* order, index_t* buffer, Py_ssize_t n_features,
+                                  Py_ssize_t width, Py_ssize_t start, Py_ssize_t end,
+                                  const uchar* goes_left, bint threads) noexcept nogil:
+    cdef Py_ssize_t f
+    if threads:
+        for f in prange(n_features, schedule="dynamic"):
+            _partition_feature(order + f * width, buffer + f * width, start, end, goes_left)
+    else:
+        for f in range(n_features):
+            _partition_feature(order + f * width, buffer + f * width, start, end, goes_left)
+    return _count_left(order, start, end, goes_left)
+
+
+cdef _partition(order, Py_ssize_t start, Py_ssize_t end, const uchar[::1] goes_left, buffer,
+                bint threads):
+    """``partition_orders`` of int32 or int64 orders (``buffer``: the same shape and
+    dtype)."""
+    cdef int32_t[:, ::1] o32, b32
+    cdef int64_t[:, ::1] o64, b64
+    cdef Py_ssize_t count = 0
+    if order.itemsize == 4:
+        o32 = order
+        b32 = buffer
+        if o32.shape[0] == 0 or end <= start:
+            return 0
+        with nogil:
+            count = _partition_orders(&o32[0, 0], &b32[0, 0], o32.shape[0], o32.shape[1],
+                                      start, end, &goes_left[0], threads)
+    else:
+        o64 = order
+        b64 = buffer
+        if o64.shape[0] == 0 or end <= start:
+            return 0
+        with nogil:
+            count = _partition_orders(&o64[0, 0], &b64[0, 0], o64.shape[0], o64.shape[1],
+                                      start, end, &goes_left[0], threads)
+    return count
+
+
+def partition_orders(order, Py_ssize_t start, Py_ssize_t end, const uchar[::1] goes_left,
+                     buffer):
     """Stable partition of ``order[f, start:end]`` for every f: left rows first (features
     over threads). Returns the number of rows that go left."""
-    cdef Py_ssize_t n_features = order.shape[0], f, count = 0
-    if n_features == 0 or end <= start:
-        return 0
-    with nogil:
-        for f in prange(n_features, schedule="dynamic"):
-            _partition_feature(&order[f, 0], &buffer[f, 0], start, end, &goes_left[0])
-        count = _count_left(&order[0, 0], start, end, &goes_left[0])
-    return count
+    return _partition(order, start, end, goes_left, buffer, True)
 
 
-def partition_orders_serial(index_t[:, ::1] order, Py_ssize_t start, Py_ssize_t end,
-                            const uchar[::1] goes_left, index_t[:, ::1] buffer):
+def partition_orders_serial(order, Py_ssize_t start, Py_ssize_t end,
+                            const uchar[::1] goes_left, buffer):
     """``partition_orders`` on one thread."""
-    cdef Py_ssize_t n_features = order.shape[0], f, count = 0
-    if n_features == 0 or end <= start:
-        return 0
-    with nogil:
-        for f in range(n_features):
-            _partition_feature(&order[f, 0], &buffer[f, 0], start, end, &goes_left[0])
-        count = _count_left(&order[0, 0], start, end, &goes_left[0])
-    return count
+    return _partition(order, start, end, goes_left, buffer, False)
 
 
 # -- split_numeric.py ------------------------------------------------------------------------
@@ -299,13 +374,19 @@ cdef inline Py_ssize_t _trailing_missing(const double* X, Py_ssize_t stride,
     return n_missing
 
 
-def trailing_missing(const double[:, ::1] X, const index_t[:, ::1] order, Py_ssize_t f,
-                     Py_ssize_t start, Py_ssize_t end):
+def trailing_missing(const double[:, ::1] X, order, Py_ssize_t f, Py_ssize_t start,
+                     Py_ssize_t end):
     """How many rows at the end of the node's sorted segment ``order[f, start:end]`` have a
     missing value of feature ``f`` (the presort puts NaN last)."""
+    cdef const int32_t[:, ::1] o32
+    cdef const int64_t[:, ::1] o64
     if end <= start:
         return 0
-    return _trailing_missing(&X[0, 0], X.shape[1], &order[f, 0], f, start, end)
+    if order.itemsize == 4:
+        o32 = order
+        return _trailing_missing(&X[0, 0], X.shape[1], &o32[f, 0], f, start, end)
+    o64 = order
+    return _trailing_missing(&X[0, 0], X.shape[1], &o64[f, 0], f, start, end)
 
 
 cdef void _numeric_split(Py_ssize_t i, const double* X, Py_ssize_t stride, const int32_t* y,
@@ -404,55 +485,91 @@ cdef void _numeric_split(Py_ssize_t i, const double* X, Py_ssize_t stride, const
     out_proxy[i] = best
 
 
-def best_numeric_splits(
-    const double[:, ::1] X, const int32_t[::1] y, const double[::1] sample_weight,
-    const index_t[:, ::1] order, Py_ssize_t start, Py_ssize_t end,
-    const int64_t[::1] features, Py_ssize_t n_classes, int criterion,
-    Py_ssize_t min_samples_leaf, double min_weight_leaf, const int8_t[::1] monotonic,
-    double lower, double upper, double[::1] out_proxy, double[::1] out_threshold,
-    uchar[::1] out_missing_left,
-):
-    """Best cut of ``order[f, start:end]`` for each feature ``f`` in ``features``, features
-    over threads (see ``split_numeric.best_numeric_splits``)."""
-    cdef Py_ssize_t m = features.shape[0], i
-    cdef double[:, ::1] scratch
-    if m == 0:
-        return
-    # a row per feature, 64 bytes apart: no two threads write to one cache line
-    scratch = np.empty((m, 4 * n_classes + 8))
-    with nogil:
+cdef void _sweep(const double* X, Py_ssize_t stride, const int32_t* y,
+                 const double* sample_weight, const index_t* order, Py_ssize_t order_stride,
+                 Py_ssize_t start, Py_ssize_t end, const int64_t* features, Py_ssize_t m,
+                 Py_ssize_t n_classes, int criterion, Py_ssize_t min_samples_leaf,
+                 double min_weight_leaf, const int8_t* monotonic, double lower, double upper,
+                 double* out_proxy, double* out_threshold, uchar* out_missing_left,
+                 double* scratch, Py_ssize_t scratch_stride, bint threads) noexcept nogil:
+    """Every feature's ``_numeric_split``: over threads (``scratch``: a row per feature)
+    or on this one (one row)."""
+    cdef Py_ssize_t i
+    if threads:
         for i in prange(m, schedule="dynamic"):
-            _numeric_split(i, &X[0, 0], X.shape[1], &y[0], &sample_weight[0], &order[0, 0],
-                           order.shape[1], start, end, &features[0], n_classes, criterion,
-                           min_samples_leaf, min_weight_leaf, &monotonic[0], lower, upper,
-                           &out_proxy[0], &out_threshold[0], &out_missing_left[0],
-                           &scratch[i, 0])
+            _numeric_split(i, X, stride, y, sample_weight, order, order_stride, start, end,
+                           features, n_classes, criterion, min_samples_leaf,
+                           min_weight_leaf, monotonic, lower, upper, out_proxy,
+                           out_threshold, out_missing_left, scratch + i * scratch_stride)
+    else:
+        for i in range(m):
+            _numeric_split(i, X, stride, y, sample_weight, order, order_stride, start, end,
+                           features, n_classes, criterion, min_samples_leaf,
+                           min_weight_leaf, monotonic, lower, upper, out_proxy,
+                           out_threshold, out_missing_left, scratch)
 
 
-def best_numeric_splits_serial(
-    const double[:, ::1] X, const int32_t[::1] y, const double[::1] sample_weight,
-    const index_t[:, ::1] order, Py_ssize_t start, Py_ssize_t end,
-    const int64_t[::1] features, Py_ssize_t n_classes, int criterion,
-    Py_ssize_t min_samples_leaf, double min_weight_leaf, const int8_t[::1] monotonic,
-    double lower, double upper, double[::1] out_proxy, double[::1] out_threshold,
-    uchar[::1] out_missing_left,
-):
-    """``best_numeric_splits`` on one thread (nodes below ``PARALLEL_MIN_WORK``)."""
-    cdef Py_ssize_t m = features.shape[0], i
+cdef _numeric_splits(const double[:, ::1] X, const int32_t[::1] y,
+                     const double[::1] sample_weight, order, Py_ssize_t start,
+                     Py_ssize_t end, const int64_t[::1] features, Py_ssize_t n_classes,
+                     int criterion, Py_ssize_t min_samples_leaf, double min_weight_leaf,
+                     const int8_t[::1] monotonic, double lower, double upper,
+                     double[::1] out_proxy, double[::1] out_threshold,
+                     uchar[::1] out_missing_left, bint threads):
+    cdef Py_ssize_t m = features.shape[0], scratch_stride
+    cdef const int32_t[:, ::1] o32
+    cdef const int64_t[:, ::1] o64
     cdef double stack[4 * STACK_CLASSES]
     cdef double[::1] heap
     cdef double* scratch = stack
     if m == 0:
         return
-    if n_classes > STACK_CLASSES:
-        heap = np.empty(4 * n_classes)
+    if threads:  # a row per feature, 64 bytes apart: no two threads write to one cache line
+        scratch_stride = 4 * n_classes + 8
+        heap = np.empty(m * scratch_stride)
         scratch = &heap[0]
-    with nogil:
-        for i in range(m):
-            _numeric_split(i, &X[0, 0], X.shape[1], &y[0], &sample_weight[0], &order[0, 0],
-                           order.shape[1], start, end, &features[0], n_classes, criterion,
-                           min_samples_leaf, min_weight_leaf, &monotonic[0], lower, upper,
-                           &out_proxy[0], &out_threshold[0], &out_missing_left[0], scratch)
+    else:
+        scratch_stride = 0
+        if n_classes > STACK_CLASSES:
+            heap = np.empty(4 * n_classes)
+            scratch = &heap[0]
+    if order.itemsize == 4:
+        o32 = order
+        with nogil:
+            _sweep(&X[0, 0], X.shape[1], &y[0], &sample_weight[0], &o32[0, 0], o32.shape[1],
+                   start, end, &features[0], m, n_classes, criterion, min_samples_leaf,
+                   min_weight_leaf, &monotonic[0], lower, upper, &out_proxy[0],
+                   &out_threshold[0], &out_missing_left[0], scratch, scratch_stride, threads)
+    else:
+        o64 = order
+        with nogil:
+            _sweep(&X[0, 0], X.shape[1], &y[0], &sample_weight[0], &o64[0, 0], o64.shape[1],
+                   start, end, &features[0], m, n_classes, criterion, min_samples_leaf,
+                   min_weight_leaf, &monotonic[0], lower, upper, &out_proxy[0],
+                   &out_threshold[0], &out_missing_left[0], scratch, scratch_stride, threads)
+
+
+def best_numeric_splits(X, y, sample_weight, order, Py_ssize_t start, Py_ssize_t end,
+                        features, Py_ssize_t n_classes, int criterion,
+                        Py_ssize_t min_samples_leaf, double min_weight_leaf, monotonic,
+                        double lower, double upper, out_proxy, out_threshold,
+                        out_missing_left):
+    """Best cut of ``order[f, start:end]`` (int32 or int64) for each feature ``f`` in
+    ``features``, features over threads (see ``split_numeric.best_numeric_splits``)."""
+    _numeric_splits(X, y, sample_weight, order, start, end, features, n_classes, criterion,
+                    min_samples_leaf, min_weight_leaf, monotonic, lower, upper, out_proxy,
+                    out_threshold, out_missing_left, True)
+
+
+def best_numeric_splits_serial(X, y, sample_weight, order, Py_ssize_t start, Py_ssize_t end,
+                               features, Py_ssize_t n_classes, int criterion,
+                               Py_ssize_t min_samples_leaf, double min_weight_leaf,
+                               monotonic, double lower, double upper, out_proxy,
+                               out_threshold, out_missing_left):
+    """``best_numeric_splits`` on one thread (nodes below ``PARALLEL_MIN_WORK``)."""
+    _numeric_splits(X, y, sample_weight, order, start, end, features, n_classes, criterion,
+                    min_samples_leaf, min_weight_leaf, monotonic, lower, upper, out_proxy,
+                    out_threshold, out_missing_left, False)
 
 
 # -- split_random.py -------------------------------------------------------------------------
@@ -536,15 +653,17 @@ cdef void _random_splits(const double* X, Py_ssize_t stride, const int32_t* y,
 
 def random_numeric_splits(
     const double[:, ::1] X, const int32_t[::1] y, const double[::1] sample_weight,
-    const index_t[:, ::1] order, Py_ssize_t start, Py_ssize_t end,
-    const int64_t[::1] features, const double[::1] uniforms, Py_ssize_t n_classes,
-    int criterion, Py_ssize_t min_samples_leaf, double min_weight_leaf,
-    const int8_t[::1] monotonic, double lower, double upper, double[::1] out_proxy,
-    double[::1] out_threshold, uchar[::1] out_missing_left,
+    order, Py_ssize_t start, Py_ssize_t end, const int64_t[::1] features,
+    const double[::1] uniforms, Py_ssize_t n_classes, int criterion,
+    Py_ssize_t min_samples_leaf, double min_weight_leaf, const int8_t[::1] monotonic,
+    double lower, double upper, double[::1] out_proxy, double[::1] out_threshold,
+    uchar[::1] out_missing_left,
 ):
-    """Score one random cut per feature of ``order[f, start:end]`` (see
+    """Score one random cut per feature of ``order[f, start:end]`` (int32 or int64; see
     ``split_random.random_numeric_splits``)."""
     cdef Py_ssize_t m = features.shape[0]
+    cdef const int32_t[:, ::1] o32
+    cdef const int64_t[:, ::1] o64
     cdef double stack[5 * STACK_CLASSES]
     cdef double[::1] heap
     cdef double* scratch = stack
@@ -553,12 +672,22 @@ def random_numeric_splits(
     if n_classes > STACK_CLASSES:
         heap = np.empty(5 * n_classes)
         scratch = &heap[0]
-    with nogil:
-        _random_splits(&X[0, 0], X.shape[1], &y[0], &sample_weight[0], &order[0, 0],
-                       order.shape[1], start, end, &features[0], m, &uniforms[0], n_classes,
-                       criterion, min_samples_leaf, min_weight_leaf, &monotonic[0], lower,
-                       upper, &out_proxy[0], &out_threshold[0], &out_missing_left[0],
-                       scratch)
+    if order.itemsize == 4:
+        o32 = order
+        with nogil:
+            _random_splits(&X[0, 0], X.shape[1], &y[0], &sample_weight[0], &o32[0, 0],
+                           o32.shape[1], start, end, &features[0], m, &uniforms[0],
+                           n_classes, criterion, min_samples_leaf, min_weight_leaf,
+                           &monotonic[0], lower, upper, &out_proxy[0], &out_threshold[0],
+                           &out_missing_left[0], scratch)
+    else:
+        o64 = order
+        with nogil:
+            _random_splits(&X[0, 0], X.shape[1], &y[0], &sample_weight[0], &o64[0, 0],
+                           o64.shape[1], start, end, &features[0], m, &uniforms[0],
+                           n_classes, criterion, min_samples_leaf, min_weight_leaf,
+                           &monotonic[0], lower, upper, &out_proxy[0], &out_threshold[0],
+                           &out_missing_left[0], scratch)
 
 
 # -- split_categorical.py --------------------------------------------------------------------
@@ -574,26 +703,50 @@ def present_codes(const count_t[::1] counts, Py_ssize_t n_codes):
     return present[:m]
 
 
-def category_class_weights(const double[:, ::1] X, const int32_t[::1] y,
-                           const double[::1] sample_weight, const index_t[::1] rows,
-                           Py_ssize_t feature, double[:, ::1] out_weights,
-                           int64_t[::1] out_counts):
-    """Class weights and row counts per category code; the last row holds missing values."""
-    cdef Py_ssize_t missing = out_counts.shape[0] - 1, i, code, a, b
-    cdef index_t r
+cdef inline void _category_class_weights(const double* X, Py_ssize_t stride,
+                                         const int32_t* y, const double* sample_weight,
+                                         const index_t* rows, Py_ssize_t n,
+                                         Py_ssize_t feature, double* out_weights,
+                                         Py_ssize_t n_classes, int64_t* out_counts,
+                                         Py_ssize_t n_groups,
+                                         Py_ssize_t n_weights) noexcept nogil:
+    cdef Py_ssize_t missing = n_groups - 1, i, code, r
     cdef double v
-    with nogil:
-        for a in range(out_weights.shape[0]):
-            for b in range(out_weights.shape[1]):
-                out_weights[a, b] = 0.0
-        for a in range(out_counts.shape[0]):
-            out_counts[a] = 0
-        for i in range(rows.shape[0]):
-            r = rows[i]
-            v = X[r, feature]
-            code = missing if isnan(v) else <Py_ssize_t> v
-            out_weights[code, y[r]] += sample_weight[r]
-            out_counts[code] += 1
+    for i in range(n_weights):
+        out_weights[i] = 0.0
+    for i in range(n_groups):
+        out_counts[i] = 0
+    for i in range(n):
+        r = rows[i]
+        v = X[r * stride + feature]
+        code = missing if isnan(v) else <Py_ssize_t> v
+        out_weights[code * n_classes + y[r]] += sample_weight[r]
+        out_counts[code] += 1
+
+
+def category_class_weights(const double[:, ::1] X, const int32_t[::1] y,
+                           const double[::1] sample_weight, rows, Py_ssize_t feature,
+                           double[:, ::1] out_weights, int64_t[::1] out_counts):
+    """Class weights and row counts per category code of ``rows`` (int32 or int64); the
+    last row holds missing values."""
+    cdef const int32_t[::1] r32
+    cdef const int64_t[::1] r64
+    if out_counts.shape[0] == 0:
+        return
+    if rows.itemsize == 4:
+        r32 = rows
+        with nogil:
+            _category_class_weights(&X[0, 0], X.shape[1], &y[0], &sample_weight[0], &r32[0],
+                                    r32.shape[0], feature, &out_weights[0, 0],
+                                    out_weights.shape[1], &out_counts[0], out_counts.shape[0],
+                                    out_weights.shape[0] * out_weights.shape[1])
+    else:
+        r64 = rows
+        with nogil:
+            _category_class_weights(&X[0, 0], X.shape[1], &y[0], &sample_weight[0], &r64[0],
+                                    r64.shape[0], feature, &out_weights[0, 0],
+                                    out_weights.shape[1], &out_counts[0], out_counts.shape[0],
+                                    out_weights.shape[0] * out_weights.shape[1])
 
 
 cdef inline bint _lt(double a, double b) noexcept nogil:

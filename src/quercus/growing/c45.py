@@ -76,6 +76,18 @@ def route(X, node: C45Node, rows, weights):
                       len(node.children), cmap)
 
 
+def kernel_threads() -> int:
+    """Threads the C4.5 kernels' parallel loops use: OpenMP's for the compiled (Cython)
+    kernels, numba's for the numba ones."""
+    if getattr(grow_nodes, "__module__", None) == "quercus._kernels._c45":
+        from .._kernels._openmp import max_threads
+
+        return max_threads()
+    import numba
+
+    return numba.get_num_threads()
+
+
 def _distinct_values(X, X_full, columns, numeric_features):
     """Sorted distinct known values of every numeric feature of X_full, concatenated."""
     parts = []
@@ -172,9 +184,7 @@ def grow_c45(X, y, weights, X_full, info: AttributeInfo, *, max_depth=None,
     # compiling the parallel path's kernels
     n_threads = 1
     if columns.values.shape[1] * max(numeric_features.size, 1) >= PARALLEL_MIN_WORK:
-        import numba
-
-        n_threads = numba.get_num_threads()
+        n_threads = kernel_threads()
     if n_threads > 1:
         reporter.add(grow_largest_first(*arguments(nodes, frontier), PARALLEL_MIN_WORK))
     if n_threads == 1:

@@ -645,18 +645,27 @@ class Search:
         return cost_a + cost_b + alpha, trees
 
 
+#: the kernels are the compiled (Cython) module's, whose threads are OpenMP's
+_OPENMP_KERNELS = getattr(depth2_tests, "__module__", None) == "quercus._kernels._optimal"
+
+
 def _threads() -> np.int64:
-    """The threads the depth-2 solver may share a node's interval blocks among: numba's,
-    but 1 while numba is not loaded (the pure kernels take the blocks in turn best).
-    The trees are the same either way."""
+    """The threads the depth-2 solver may share a node's interval blocks among: OpenMP's
+    for the compiled (Cython) kernels; numba's, but 1 while numba is not loaded (the pure
+    kernels take the blocks in turn best). The trees are the same either way."""
+    if _OPENMP_KERNELS:
+        from .._kernels._openmp import max_threads
+
+        return np.int64(max_threads())
     numba = sys.modules.get("numba")
     return np.int64(numba.get_num_threads() if numba is not None else 1)
 
 
 def _one_block_at_a_time(threads):
     """numba's parallel chunk size 1 while the threads share a node's interval blocks, so
-    that a thread held up holds up one block, not half of them."""
-    if threads <= 1:
+    that a thread held up holds up one block, not half of them (the compiled kernels hand
+    out their blocks one at a time themselves)."""
+    if threads <= 1 or _OPENMP_KERNELS:
         return contextlib.nullcontext()
     return sys.modules["numba"].parallel_chunksize(1)
 

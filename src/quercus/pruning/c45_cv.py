@@ -9,7 +9,9 @@ pruning), so the grid costs folds x leaf sizes growths, not folds x grid size.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -17,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .._kernel_path import kernels, running_pure
+from ..growing.c45 import kernel_threads
 from ..learners import Settings, grow_c45_collapsed, prune_c45
 from ..tree import Tree
 
@@ -81,19 +84,34 @@ def _choose(accuracy: np.ndarray, leaves: np.ndarray, rank: np.ndarray) -> int:
 
 
 def _all_threads() -> int:
-    import numba
-
-    return numba.get_num_threads()
+    return kernel_threads()
 
 
 @contextmanager
 def _threads(n_threads: int):
-    """Run the block on at most ``n_threads`` numba threads (waking threads for a small
-    kernel call costs more than the call: ~10 ms against 0.05 ms for 200 rows); the pure
-    copy of the kernels has no threads to set."""
+    """Run the block on at most ``n_threads`` threads (waking threads for a small kernel
+    call costs more than the call: ~10 ms against 0.05 ms for 200 rows): OpenMP's for the
+    compiled C4.5 kernels, and numba's too where numba kernels run (loaded already, or the
+    C4.5 kernels are numba's); the pure copy of the kernels has no threads to set."""
     if running_pure():
         yield
         return
+    with contextlib.ExitStack() as stack:
+        if _compiled_c45():
+            from .._kernels._openmp import limited
+
+            stack.enter_context(limited(n_threads))
+        if not _compiled_c45() or "numba" in sys.modules:
+            stack.enter_context(_numba_threads(n_threads))
+        yield
+
+
+def _compiled_c45() -> bool:
+    return getattr(copy_store, "__module__", None) == "quercus._kernels._c45"
+
+
+@contextmanager
+def _numba_threads(n_threads: int):
     import numba
 
     before = numba.get_num_threads()
