@@ -102,6 +102,10 @@ cdef extern from *:
                                                  int threads) noexcept nogil
 
 
+cdef enum:
+    PAD = 32  # 8-byte items between two threads' scratch (written at every row)
+
+
 ctypedef fused branch_t:
     int8_t
     int64_t
@@ -421,8 +425,9 @@ cdef int scan_features_c(const double* values, const int32_t* classes, const dou
     job.out_gain = out_gain
     job.out_split_info = out_split_info
     job.out_threshold = out_threshold
-    job.per_d = 4 * n_classes + 1
-    job.per_i = 2 * n_classes + 1
+    # each thread's scratch is written at every row: 256 bytes apart, no cache line shared
+    job.per_d = 4 * n_classes + 1 + PAD
+    job.per_i = 2 * n_classes + 1 + PAD
     if n_threads <= 1 and scratch_d != NULL:
         job.scratch_d = scratch_d
         job.scratch_i = scratch_i
@@ -607,7 +612,7 @@ ctypedef struct SplitJob:
     double* out_weights
     int32_t* out_row_ids
     Py_ssize_t out_stride
-    int64_t* fill  # k + 1 per thread
+    int64_t* fill  # k + 1 (+ PAD) per thread
 
 
 cdef void split_body(void* job_, Py_ssize_t i, int thread) noexcept nogil:
@@ -615,7 +620,7 @@ cdef void split_body(void* job_, Py_ssize_t i, int thread) noexcept nogil:
     split_one_c(job.values + i * job.stride, job.classes + i * job.stride,
                 job.weights + i * job.stride, job.row_ids + i * job.stride, job.n,
                 <const int8_t*> job.branch_of_row, job.known, job.share, job.ptr, job.k,
-                job.fill + thread * (job.k + 1), job.out_values + i * job.out_stride,
+                job.fill + thread * (job.k + 1 + PAD), job.out_values + i * job.out_stride,
                 job.out_classes + i * job.out_stride, job.out_weights + i * job.out_stride,
                 job.out_row_ids + i * job.out_stride)
 
@@ -625,7 +630,7 @@ cdef void split_body64(void* job_, Py_ssize_t i, int thread) noexcept nogil:
     split_one_c(job.values + i * job.stride, job.classes + i * job.stride,
                 job.weights + i * job.stride, job.row_ids + i * job.stride, job.n,
                 <const int64_t*> job.branch_of_row, job.known, job.share, job.ptr, job.k,
-                job.fill + thread * (job.k + 1), job.out_values + i * job.out_stride,
+                job.fill + thread * (job.k + 1 + PAD), job.out_values + i * job.out_stride,
                 job.out_classes + i * job.out_stride, job.out_weights + i * job.out_stride,
                 job.out_row_ids + i * job.out_stride)
 
@@ -658,7 +663,7 @@ cdef int split_features_c(const double* values, const int32_t* classes, const do
     job.out_weights = out_weights
     job.out_row_ids = out_row_ids
     job.out_stride = out_stride
-    job.fill = <int64_t*> malloc(n_threads * (k + 1) * sizeof(int64_t))
+    job.fill = <int64_t*> malloc(n_threads * (k + 1 + PAD) * sizeof(int64_t))
     if job.fill == NULL:
         return -1
     if n_threads > 1:
@@ -1111,7 +1116,7 @@ cdef int grow_c(GrowCtx* c, StoreC* s, FrontierC* fr, int64_t budget, bint use_t
         m * (4 * sizeof(double) + sizeof(int64_t) + 2) + nn * (3 * sizeof(double) + 1)
         + (4 * ncls + 1) * sizeof(double) + (2 * ncls + 1) * sizeof(int64_t)
         + (widest * ncls + widest + 2 + 2 * ncls) * sizeof(double)
-        + 3 * (widest + 1) * sizeof(int64_t) + 64)
+        + 2 * (widest + 1) * sizeof(int64_t) + 64)
     if block == NULL:
         return -1
     cdef double* gain = <double*> block
@@ -1128,8 +1133,7 @@ cdef int grow_c(GrowCtx* c, StoreC* s, FrontierC* fr, int64_t budget, bint use_t
     cdef int64_t* scan_i = chosen + m
     cdef int64_t* cmap = scan_i + 2 * ncls + 1
     cdef int64_t* ids = cmap + widest + 1
-    cdef int64_t* fill = ids + widest + 1
-    cdef unsigned char* valid = <unsigned char*> (fill + widest + 1)
+    cdef unsigned char* valid = <unsigned char*> (ids + widest + 1)
     cdef unsigned char* enters = valid + m
     cdef unsigned char* num_valid = enters + m
     R.head = NULL
@@ -1368,9 +1372,7 @@ cdef class _Grow:
         self.c.branch64 = NULL
         if scratch.dtype == np.int8 and widest < 127:
             b8 = scratch
-            self.c.branch8 = &b8[0] if b8.shape[0] > 0 else NULL
-            if self.c.branch8 == NULL:  # no rows: a dummy pointer, never read
-                self.c.branch64 = NULL
+            self.c.branch8 = &b8[0] if b8.shape[0] > 0 else NULL  # NULL: no row to route
         else:
             if scratch.dtype != np.int64:
                 scratch = np.empty(Xv.shape[0], dtype=np.int64)
@@ -2438,10 +2440,11 @@ def split_parallel(values, classes, weights, row_ids, branch_of_row, known, shar
     cdef const double[::1] sh = np.ascontiguousarray(share, dtype=np.float64)
     cdef const int64_t[::1] p = np.ascontiguousarray(ptr, dtype=np.int64)
     cdef Py_ssize_t m = v.shape[0], n = v.shape[1], k = kn.shape[0], size = p[k]
-    ov = np.empty((m, size))
-    oc = np.empty((m, size), dtype=np.int32)
-    ow = np.empty((m, size))
-    orow = np.empty((m, size), dtype=np.int32)
+    # into the given arrays when they are C-contiguous of the kernel's types, else copies
+    ov = _writable(out_values, np.float64, (m, size))
+    oc = _writable(out_classes, np.int32, (m, size))
+    ow = _writable(out_weights, np.float64, (m, size))
+    orow = _writable(out_row_ids, np.int32, (m, size))
     cdef double[:, ::1] ovv = ov, oww = ow
     cdef int32_t[:, ::1] ocv = oc, orv = orow
     cdef int status = 0
@@ -2453,10 +2456,19 @@ def split_parallel(values, classes, weights, row_ids, branch_of_row, known, shar
                                       True)
     if status < 0:
         raise MemoryError()
-    out_values[...] = ov
-    out_classes[...] = oc
-    out_weights[...] = ow
-    out_row_ids[...] = orow
+    for given, made in ((out_values, ov), (out_classes, oc), (out_weights, ow),
+                        (out_row_ids, orow)):
+        if made is not given:
+            given[...] = made
+
+
+def _writable(array, dtype, shape):
+    """``array`` itself if it is a writable C-contiguous array of ``dtype`` and ``shape``,
+    else a new one of those (copied back by the caller)."""
+    if (isinstance(array, np.ndarray) and array.dtype == dtype and array.shape == shape
+            and array.flags.c_contiguous and array.flags.writeable):
+        return array
+    return np.empty(shape, dtype=dtype)
 
 
 ctypedef struct SortJob:

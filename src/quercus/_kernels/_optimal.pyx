@@ -19,12 +19,18 @@ Internally every array is a raw C pointer to contiguous data: a class table is
 (features, rows). The node's data travel in a ``Node`` struct (weight-typed pointers as
 ``void*``, cast to ``wt*`` by each fused kernel) and each thread's scratch in a
 ``Scratch``. Heavy loops run without the GIL; the interval blocks of a large node are shared
-among OpenMP's threads (``prange``), each on scratch of its own, merged afterwards in scan
-order, so the trees do not depend on the thread count.
+among OpenMP's threads (an ``omp parallel for``, dynamic schedule), each on scratch of its
+own, merged afterwards in scan order, so the trees do not depend on the thread count.
+
+The pair-count solver's three inner loops (the rows' bitsets, the pairs' popcounts and the
+four cells of every root feature) are plain C with ``restrict`` pointers, so that the
+compiler vectorises them, and on x86-64 (GCC, clang) are also compiled for AVX2 and for
+AVX-512 with its vector popcount, the best one the CPU has picked at run time (numba
+compiled for the host CPU): each lane does the scalar loop's operations in the same order
+(no reassociation, no FMA), so every variant gives the same numbers (``_simd_level``).
 """
 
 cimport cython
-from cython.parallel cimport prange
 from libc.math cimport floor
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, qsort
@@ -1528,8 +1534,23 @@ def node_tests(const int32_t[:, ::1] codes, const int32_t[::1] y, const wt[::1] 
     return tests, errors
 
 
-def weight_outside(const int64_t[:] other, const int64_t[:] rows, const wt[:] w):
+_FLOAT64 = np.dtype(np.float64)
+
+
+def weight_outside(const int64_t[:] other, const int64_t[:] rows, w):
     """Weight of the rows of ``other`` that are not in ``rows`` (both sorted)."""
+    # the weights' dtype looked up by hand: a fused signature's dispatch costs more than
+    # this small kernel
+    cdef const double[:] wd
+    cdef const int64_t[:] wi
+    if w.dtype is _FLOAT64:
+        wd = w
+        return _weight_outside_view(other, rows, wd)
+    wi = w
+    return _weight_outside_view(other, rows, wi)
+
+
+cdef wt _weight_outside_view(const int64_t[:] other, const int64_t[:] rows, const wt[:] w):
     cdef wt total = w[0] - w[0]
     cdef Py_ssize_t i, j = 0, m = rows.shape[0]
     cdef int64_t r
@@ -1632,7 +1653,8 @@ def depth2_node(const int32_t[:, ::1] codes, const int32_t[::1] y, const wt[::1]
     memset(one, 0, TW * sizeof(int64_t))
     one[0] = C_NO_FEATURE
     if depth >= 2 and n > 0:
-        room = max_tests_c(&tv[0, 0], &ov[0], F, &categorical[0], K, learn, max_subset)
+        with nogil:
+            room = max_tests_c(&tv[0, 0], &ov[0], F, &categorical[0], K, learn, max_subset)
     tests = np.empty((room, TW), dtype=np.int64)
     errors = np.empty(room, dtype=dt)
     cdef int64_t[:, ::1] te = tests
@@ -1667,10 +1689,11 @@ def depth2_node(const int32_t[:, ::1] codes, const int32_t[::1] y, const wt[::1]
                 # the best single split: the first test (in scan order) of least error,
                 # when below the leaf's, as scan_tests finds it
                 best1 = leaf
-                for t in range(n_tests):
-                    if er[t] < best1:
-                        best1 = er[t]
-                        memcpy(one, &te[t, 0], TW * sizeof(int64_t))
+                with nogil:
+                    for t in range(n_tests):
+                        if er[t] < best1:
+                            best1 = er[t]
+                            memcpy(one, &te[t, 0], TW * sizeof(int64_t))
             elif n > 0:
                 best1 = leaf
                 with nogil:
@@ -1688,8 +1711,10 @@ def depth2_node(const int32_t[:, ::1] codes, const int32_t[::1] y, const wt[::1]
             if categorical[g] and max_subset > 0 and n_codes[g] > max_subset:
                 can_skip = False
         # numeric nodes without missing values: children's bests by sweeps of sorted rows
-        sorted_rows = n_tests > 0 and can_skip and sweep_wanted(
-            &codes[0, 0], F, &w[0], &rows[0], n, &categorical[0], n_slots, K)
+        if n_tests > 0 and can_skip:
+            with nogil:
+                sorted_rows = sweep_wanted(&codes[0, 0], F, &w[0], &rows[0], n,
+                                           &categorical[0], n_slots, K)
         shape = (F, n if sorted_rows else 0)
         orders = (np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=np.int64),
                   np.zeros(shape, dtype=np.int64), np.zeros(shape, dtype=dt))
@@ -1846,6 +1871,51 @@ cdef int block_alone(const Node* nd, Py_ssize_t b, const int64_t* starts,
     return status
 
 
+ctypedef struct BlockJob:
+    const Node* nd
+    const int64_t* starts
+    const int64_t* stops
+    const int64_t* tests
+    const void* out_error
+    const int64_t* out_tests
+    const void* bounds
+    void* block_error
+    int64_t* block_tests
+    void* block_bounds
+    int64_t* status
+    bint double
+
+
+cdef extern from *:
+    """
+    typedef void (*quercus_block_fn)(void* job, Py_ssize_t b);
+    static void quercus_parallel_blocks(quercus_block_fn fn, void* job, Py_ssize_t n) {
+        Py_ssize_t b;
+    #ifdef _OPENMP
+        #pragma omp parallel for schedule(dynamic, 1)
+    #endif
+        for (b = 0; b < n; b++)
+            fn(job, b);
+    }
+    """
+    ctypedef void (*block_fn)(void* job, Py_ssize_t b) noexcept nogil
+    void parallel_blocks "quercus_parallel_blocks"(block_fn fn, void* job, Py_ssize_t n) nogil
+
+
+cdef void _block_job(void* job_, Py_ssize_t b) noexcept nogil:
+    cdef BlockJob* job = <BlockJob*> job_
+    if job.double:
+        job.status[b] = block_alone(job.nd, b, job.starts, job.stops, job.tests,
+                                    <const double*> job.out_error, job.out_tests,
+                                    <const double*> job.bounds, <double*> job.block_error,
+                                    job.block_tests, <double*> job.block_bounds)
+    else:
+        job.status[b] = block_alone(job.nd, b, job.starts, job.stops, job.tests,
+                                    <const int64_t*> job.out_error, job.out_tests,
+                                    <const int64_t*> job.bounds, <int64_t*> job.block_error,
+                                    job.block_tests, <int64_t*> job.block_bounds)
+
+
 def depth2_tests(tuple node, const int32_t[:, ::1] codes, const int32_t[::1] y,
                  const wt[::1] w, rows_in, const uchar[::1] categorical,
                  Py_ssize_t n_classes, bint learn, int64_t max_subset, int64_t min_leaf,
@@ -1908,16 +1978,17 @@ def depth2_tests(tuple node, const int32_t[:, ::1] codes, const int32_t[::1] y,
     cdef int64_t[::1] sv = starts, pv = stops
     if threads > 1 and n * (end - first) >= C_PARALLEL_WORK:
         t = first
-        while t < end:  # the blocks, stepping as the scan below does
-            t1 = interval_feature(&te[0, 0], t, end, &nd, &tv[0, 0], can_skip)
-            if t1 < 0:
-                t += 1
-                continue
-            sv[n_blocks] = t
-            pv[n_blocks] = t1
-            n_blocks += 1
-            n_cuts += t1 - t
-            t = t1
+        with nogil:
+            while t < end:  # the blocks, stepping as the scan below does
+                t1 = interval_feature(&te[0, 0], t, end, &nd, &tv[0, 0], can_skip)
+                if t1 < 0:
+                    t += 1
+                    continue
+                sv[n_blocks] = t
+                pv[n_blocks] = t1
+                n_blocks += 1
+                n_cuts += t1 - t
+                t = t1
     if n * n_cuts < C_PARALLEL_WORK:
         n_blocks = 0
     if n_blocks < 2:
@@ -1931,12 +2002,22 @@ def depth2_tests(tuple node, const int32_t[:, ::1] codes, const int32_t[::1] y,
     cdef int64_t[:, :, :, ::1] bt = block_tests
     cdef wt[:, ::1] bb_ = block_bounds
     cdef int64_t[::1] st = status
+    cdef BlockJob job
     if n_blocks > 0:
+        job.nd = &nd
+        job.starts = &sv[0]
+        job.stops = &pv[0]
+        job.tests = &te[0, 0]
+        job.out_error = &out_error[0]
+        job.out_tests = &out_tests[0, 0, 0]
+        job.bounds = &bv[0]
+        job.block_error = &be[0, 0]
+        job.block_tests = &bt[0, 0, 0, 0]
+        job.block_bounds = &bb_[0, 0]
+        job.status = &st[0]
+        job.double = wt is double
         with nogil:
-            for b in prange(n_blocks, schedule="dynamic", chunksize=1):
-                st[b] = block_alone(&nd, b, &sv[0], &pv[0], &te[0, 0], &out_error[0],
-                                    &out_tests[0, 0, 0], &bv[0], &be[0, 0], &bt[0, 0, 0, 0],
-                                    &bb_[0, 0])
+            parallel_blocks(_block_job, &job, n_blocks)
         for b in range(n_blocks):
             if st[b] < 0:
                 raise MemoryError()
@@ -2101,8 +2182,8 @@ cdef extern from *:
        ``restrict`` (the arrays never overlap), so the compiler vectorises the loops over
        the features b. On x86-64 with GCC or clang each loop is also compiled for AVX2 and
        for AVX-512 (with its vector popcount), picked once at run time by the CPU; they
-       compute the same numbers (integer sums, comparisons and exact float adds in the
-       same order: no reassociation, no FMA). */
+       compute the same numbers (each lane the scalar loop's operations in the same
+       order: no reassociation, no FMA). */
     #include <stdint.h>
     #include <string.h>
 
@@ -2118,6 +2199,9 @@ cdef extern from *:
     #define QUERCUS_NOINLINE __attribute__((noinline))
 
     static inline uint64_t quercus_popcount64(uint64_t x) {
+    #if defined(__GNUC__) && (defined(__POPCNT__) || defined(__aarch64__))
+        return (uint64_t) __builtin_popcountll(x);  /* one instruction */
+    #endif
         x = x - ((x >> 1) & 0x5555555555555555ULL);
         x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
         x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
@@ -2652,13 +2736,16 @@ def binary_features(const int32_t[:, ::1] codes, rows_in, Py_ssize_t n_features)
     """``(ok, low, high)``: ok when no feature has a missing value or a third code among
     ``rows``; ``low[g] < high[g]`` are the two codes of feature g (high -1: one code)."""
     cdef const int64_t[::1] rows = _rows_view(rows_in)
-    low = np.full(n_features, -1, dtype=np.int64)
-    high = np.full(n_features, -1, dtype=np.int64)
+    low = np.empty(n_features, dtype=np.int64)
+    high = np.empty(n_features, dtype=np.int64)
     cdef int64_t[::1] lo = low, hi = high
     cdef Py_ssize_t i, g, FC = codes.shape[1]
     cdef int64_t r, c
     cdef bint ok = True
     with nogil:
+        for g in range(n_features):
+            lo[g] = -1
+            hi[g] = -1
         for i in range(rows.shape[0]):
             r = rows[i]
             for g in range(n_features):
