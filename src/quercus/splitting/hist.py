@@ -19,6 +19,8 @@ fill_histograms, partition_by_bin, scan_histograms = kernels(
     "histogram", "fill_histograms", "partition_by_bin", "scan_histograms")
 best_subset_split = kernels("split_categorical", "best_subset_split")
 grow_subtree = kernels("hist_grow", "grow_subtree")
+# the fills (here and in hist_regression.py) are the Cython module's (issue 39)
+_CYTHON_KERNELS = getattr(fill_histograms, "__module__", None) == "quercus._kernels._hist"
 
 # From this many (rows x features) a node's histograms are filled on every thread, a block
 # of features each (a parallel region costs more than a smaller node's whole fill).
@@ -47,6 +49,18 @@ def growth_kernels_ready() -> bool:
     if _kernel_path.running_pure() or _kernel_path.forced_mode() != "auto":
         return True
     return _kernel_path.cached("hist")
+
+
+def kernel_threads() -> int:
+    """Threads the histogram fills' parallel loops use (their blocks of features): OpenMP's
+    for the compiled (Cython) kernels, numba's for the numba ones."""
+    if _CYTHON_KERNELS:
+        from .._kernels._openmp import max_threads
+
+        return max_threads()
+    import numba  # only nodes big enough for threads, which run compiled
+
+    return numba.get_num_threads()
 
 
 def per_class_factors(y: np.ndarray, weights: np.ndarray, n_classes: int) -> np.ndarray | None:
@@ -121,9 +135,7 @@ class HistSplitter(SplitterBase):
         counts = np.empty(shape, dtype=np.int64)
         n_blocks = 1
         if (end - start) * shape[0] >= PARALLEL_MIN_WORK:
-            import numba  # only nodes big enough for threads, which run compiled
-
-            n_blocks = min(numba.get_num_threads(), shape[0])
+            n_blocks = min(kernel_threads(), shape[0])
         # weights that depend only on the class: hist holds class counts (exact, order-free)
         if self.class_factor is None:
             weights, tally = self.sample_weight, np.empty((0, 0, 0), dtype=np.int32)

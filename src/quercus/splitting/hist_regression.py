@@ -28,7 +28,7 @@ import numpy as np
 
 from .._kernel_path import kernels
 from .exact_sums import SumLayout, layout_of
-from .hist import HistSplitter, _Siblings, growth_kernels_ready
+from .hist import HistSplitter, _Siblings, growth_kernels_ready, kernel_threads
 from .regression import RegressionNodes, class_free_options
 
 scan_sum_histograms = kernels("histogram_regression", "scan_sum_histograms")
@@ -142,9 +142,7 @@ class RegressionHistSplitter(RegressionNodes, HistSplitter):
         hist = np.empty((n_features, self.missing_bin + 1, self._n_sums + 1), dtype=np.int64)
         n_blocks = 1
         if (end - start) * n_features >= PARALLEL_MIN_CELLS:
-            import numba  # only nodes big enough for threads, which run compiled
-
-            n_blocks = min(numba.get_num_threads(), n_features)
+            n_blocks = min(kernel_threads(), n_features)
         fill_ordered_histograms(self._bins[k], self._limbs[k], start, end, self._n_sums,
                                 hist, n_blocks)
         return hist
