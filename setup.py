@@ -15,7 +15,6 @@ import sys
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 KERNELS = os.path.join("src", "quercus", "_kernels")
 
 #: The extension modules, one per kernel family (``src/quercus/_kernels/<name>.pyx``).
@@ -89,12 +88,8 @@ class BuildKernels(build_ext):
 def extensions() -> list[Extension]:
     from Cython.Build import cythonize
 
-    only = os.environ.get("QUERCUS_BUILD_ONLY")  # while the kernels move (issue 39)
-    present = [name for name in MODULES
-               if os.path.exists(os.path.join(HERE, KERNELS, name + ".pyx"))
-               and (only is None or name in only.split(","))]
     modules = [Extension(f"quercus._kernels.{name}", [os.path.join(KERNELS, name + ".pyx")])
-               for name in present]
+               for name in MODULES]
     return cythonize(modules, compiler_directives=DIRECTIVES, quiet=True,
                      nthreads=int(os.environ.get("QUERCUS_BUILD_JOBS", "0")) or None)
 

@@ -5,11 +5,8 @@ the bin edges against the plain numpy recipe they replace."""
 import numpy as np
 import pytest
 
-from quercus import _kernel_path
-from quercus._kernels import binning as compiled
+from quercus._kernels import _splits as compiled
 from quercus.binning import GRID_CELLS, MAX_STEPS, BinMapper, bin_layout
-
-PURE = _kernel_path.pure_module("binning")
 
 
 def _columns(rng, n):
@@ -69,8 +66,7 @@ def test_bins_are_the_edges_below_each_value_in_both_layouts(max_bins):
             np.testing.assert_array_equal(binned[f], expected, err_msg=name)
 
 
-@pytest.mark.parametrize("module", [compiled, PURE], ids=["compiled", "pure"])
-def test_kernels_and_pure_twins_bin_alike(module):
+def test_both_layouts_bin_as_searchsorted():
     """Both kernels (row-major, column-major) and their numpy twins give searchsorted's
     bins; categorical codes are their bins."""
     rng = np.random.default_rng(3)
@@ -85,14 +81,13 @@ def test_kernels_and_pure_twins_bin_alike(module):
     X[50:100, :5] = -np.inf
     expected = np.vstack([_expected_bins(e, X[:, f], 255) for f, e in enumerate(edges[:5])]
                          + [np.where(np.isnan(X[:, 5]), 255, np.nan_to_num(X[:, 5]))])
-    for kernel, data in ((module.bin_columns, X), (module.bin_columns_t, X.T.copy())):
+    for kernel, data in ((compiled.bin_columns, X), (compiled.bin_columns_t, X.T.copy())):
         out = np.zeros((6, 5_000), dtype=np.uint8)
         kernel(data, *layout, categorical, 255, out)
         np.testing.assert_array_equal(out, expected)
 
 
-@pytest.mark.parametrize("module", [compiled, PURE], ids=["compiled", "pure"])
-def test_sorted_distinct_is_numpys_unique(module):
+def test_sorted_distinct_is_numpys_unique():
     rng = np.random.default_rng(5)
     for trial in range(60):
         n = int(rng.integers(0, 400))
@@ -107,7 +102,7 @@ def test_sorted_distinct_is_numpys_unique(module):
             columns[3, 0] = -0.0
         out = np.full_like(columns, 99.0)
         counts = np.zeros(4, dtype=np.int64)
-        module.sorted_distinct(columns, out, counts)
+        compiled.sorted_distinct(columns, out, counts)
         for f in range(4):
             column = columns[f]
             if np.any((column == 0) & np.signbit(column)):
@@ -118,14 +113,13 @@ def test_sorted_distinct_is_numpys_unique(module):
             assert out[f, :counts[f]].tobytes() == expected.tobytes()
 
 
-@pytest.mark.parametrize("module", [compiled, PURE], ids=["compiled", "pure"])
-def test_sample_columns_are_the_rows_columns(module):
+def test_sample_columns_are_the_rows_columns():
     rng = np.random.default_rng(2)
     X = rng.normal(size=(3_000, 7))
     rows = np.sort(rng.choice(3_000, 700, replace=False))
     features = np.array([6, 0, 3])
     out = np.empty((3, 700))
-    module.sample_columns(X, rows, features, out)
+    compiled.sample_columns(X, rows, features, out)
     np.testing.assert_array_equal(out, X[np.ix_(rows, features)].T)
 
 

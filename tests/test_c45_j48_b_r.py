@@ -9,12 +9,12 @@ run them.
 import numpy as np
 import pandas as pd
 import pytest
+from quercus._kernels._c45 import binary_candidate, nominal_class_table
 
 import quercus
 from quercus.data.java_random import JavaRandom, shuffle
 from quercus.export.j48 import java_double_to_string, tree_to_j48
 from quercus.pruning.reduced_error import group_by_class, holdout_split
-from quercus._kernels.c45_grow import binary_candidate, nominal_class_table
 from quercus.splitting.c45_binary import binary_category_map
 
 # -- java.util.Random ----------------------------------------------------------------------

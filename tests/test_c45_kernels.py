@@ -1,10 +1,9 @@
-"""C4.5's numba kernels against brute-force numpy references."""
+"""C4.5's compiled kernels against brute-force numpy references."""
 
 import numpy as np
 import pytest
-
-from quercus._kernels.c45 import SortedColumns, scan_one, xlogx_table
-from quercus._kernels.radix_sort import stable_argsort
+from quercus._kernels._c45 import SortedColumns, scan_one, xlogx_table
+from quercus._kernels._splits import stable_argsort
 
 SPECIAL = [0.0, -0.0, 1.5, -2.25, np.nan, np.inf, -np.inf, 1e-300, -1e-300, 5e300, 7.0]
 
@@ -74,19 +73,16 @@ def _mixed_data(n_rows, seed):
 def test_c45_tree_does_not_depend_on_the_thread_count(options):
     # 12,000 rows x 6 numeric features: the root is split on both threads, then the
     # frontier's subtrees grow as separate tasks and are attached back
-    import numba
+    from quercus._kernels._openmp import limited, max_threads
 
     from quercus import DecisionTreeClassifier
 
     X, y = _mixed_data(12_000, 5)
     trees = []
-    for threads in (1, numba.config.NUMBA_NUM_THREADS):
-        numba.set_num_threads(threads)
-        try:
+    for threads in (1, max_threads()):
+        with limited(threads):
             model = DecisionTreeClassifier(algorithm="c45", categorical_features=[6, 7],
                                            **options).fit(X, y)
-        finally:
-            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
         trees.append(model.tree_)
     one, many = trees
     assert one.n_nodes > 50

@@ -1,5 +1,5 @@
 """The same data and parameters give a byte-identical model file: twice in one process, in
-another process (another string hash seed), with one numba thread or all of them, and from
+another process (another string hash seed), with one OpenMP thread or all of them, and from
 the exact and the histogram CART splitters where docs/cart.md promises the same tree.
 
 Run as a script (``python tests/test_determinism.py OUT_DIR``) it fits every case of
@@ -114,17 +114,17 @@ def test_two_fits_in_one_process_write_the_same_bytes(here, tmp_path):
 
 def test_another_process_writes_the_same_bytes(here, tmp_path):
     """Another interpreter with another string hash seed (set and dict orders of strings
-    change with it) and all of numba's threads."""
+    change with it) and all of OpenMP's threads."""
     other = _in_subprocess(tmp_path / "other", PYTHONHASHSEED="12345")
     assert _differing(here, other) == []
 
 
 def test_one_thread_writes_the_same_bytes_as_all_threads(here, tmp_path):
-    import numba
+    from quercus._kernels._openmp import max_threads
 
-    if numba.config.NUMBA_NUM_THREADS < 2:
+    if max_threads() < 2:
         pytest.skip("one CPU: there is no parallel path to compare with")
-    single = _in_subprocess(tmp_path / "single", NUMBA_NUM_THREADS="1",
+    single = _in_subprocess(tmp_path / "single", OMP_NUM_THREADS="1",
                             PYTHONHASHSEED="777")
     assert _differing(here, single) == []
 
@@ -134,7 +134,7 @@ def test_large_cases_take_the_parallel_paths():
     which the kernels spread work over threads. The histogram splitter's threads start at
     2M rows x features, too many for this test; tests/test_hist.py compares its threaded
     and single-threaded fills with the threshold lowered."""
-    from quercus._kernels.c45 import PARALLEL_MIN_WORK as C45_MIN_WORK
+    from quercus._kernels._c45 import PARALLEL_MIN_WORK as C45_MIN_WORK
 
     X, _ = _large()
     n_numeric = X.shape[1] - 1

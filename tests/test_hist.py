@@ -5,11 +5,11 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from quercus._kernels._hist import fill_histograms, scan_histograms
+from quercus._kernels._splits import GINI, impurity_of
 from sklearn.datasets import load_digits, make_classification
 
 from quercus import DecisionTreeClassifier
-from quercus._kernels.histogram import fill_histograms, scan_histograms
-from quercus._kernels.impurity import GINI, impurity_of
 from quercus.binning import BinMapper
 from quercus.tree import LEAF
 
@@ -97,11 +97,11 @@ def test_threads_and_bin_layouts_write_the_same_model(monkeypatch, tmp_path):
     (threshold never reached), from row-major bins or a transposed view of the
     feature-major ones: the same model file, with unit and with per-row weights.
     tests/test_determinism.py's large case is too small for the production threshold."""
-    import numba
+    from quercus._kernels._openmp import max_threads
 
     from quercus.splitting import hist as hist_module
 
-    if numba.get_num_threads() < 2:
+    if max_threads() < 2:
         pytest.skip("one thread: there is no parallel path to compare with")
     X, y = make_classification(6000, 8, n_informative=4, n_classes=3, random_state=3)
     X[::13, 2] = np.nan

@@ -1,5 +1,5 @@
-"""Segments grown whole in compiled code (``_kernels/hist_grow.py``) give the Python
-builder's tree, node for node, in every setting where the splitter takes that path."""
+"""Segments grown whole in compiled code (``grow_subtree``, ``_kernels/_hist.pyx``) give
+the Python builder's tree, node for node, in every setting where the splitter takes that path."""
 
 import dataclasses
 
@@ -12,11 +12,9 @@ from quercus.splitting import hist as hist_module
 from quercus.splitting.hist import HistSplitter
 
 
-def _fit(X, y, *, native, monkeypatch, sample_weight=None, kernels="compiled", **params):
-    """A hist fit with segments grown whole (``native``) or node by node in Python, on the
-    ``kernels`` copy (QUERCUS_KERNELS); returns the model and how many segments grew
-    whole."""
-    monkeypatch.setenv("QUERCUS_KERNELS", kernels)
+def _fit(X, y, *, native, monkeypatch, sample_weight=None, **params):
+    """A hist fit with segments grown whole (``native``) or node by node in Python; returns
+    the model and how many segments grew whole."""
     grown = []
     real = HistSplitter.grow_segment
     monkeypatch.setattr(HistSplitter, "grow_segment",
@@ -63,16 +61,13 @@ SETTINGS = [
 ]
 
 
-@pytest.mark.parametrize("kernels", ["compiled", "pure"])
 @pytest.mark.parametrize("index", range(len(SETTINGS)))
-def test_segments_grown_whole_are_the_python_builders_trees(index, kernels, monkeypatch):
+def test_segments_grown_whole_are_the_python_builders_trees(index, monkeypatch):
     params = SETTINGS[index]
     for seed in range(index * 5, index * 5 + 5):
         X, y = _problem(seed)
-        native, segments = _fit(X, y, native=True, monkeypatch=monkeypatch, kernels=kernels,
-                                **params)
-        python, none = _fit(X, y, native=False, monkeypatch=monkeypatch, kernels=kernels,
-                            **params)
+        native, segments = _fit(X, y, native=True, monkeypatch=monkeypatch, **params)
+        python, none = _fit(X, y, native=False, monkeypatch=monkeypatch, **params)
         assert none == 0
         if native.tree_.kind.shape[0] > 1:
             assert segments == 1  # the whole tree, from its root
@@ -145,7 +140,6 @@ def _fit_regressor(X, y, *, native, monkeypatch, sample_weight=None, **params):
     from quercus import DecisionTreeRegressor
     from quercus.splitting.hist_regression import RegressionHistSplitter
 
-    monkeypatch.setenv("QUERCUS_KERNELS", "compiled")
     grown = []
     real = RegressionHistSplitter.grow_segment
     monkeypatch.setattr(RegressionHistSplitter, "grow_segment",
@@ -170,7 +164,6 @@ REGRESSION_SETTINGS = [
 
 @pytest.mark.parametrize("index", range(len(REGRESSION_SETTINGS)))
 def test_regression_segments_grown_whole_are_the_python_builders_trees(index, monkeypatch):
-    """(The regressor always runs its kernels compiled: it has no pure path.)"""
     params = dict(REGRESSION_SETTINGS[index])
     weighted = params.pop("weights", False)
     for seed in range(index * 4, index * 4 + 4):
@@ -228,23 +221,3 @@ def test_depths_by_pointer_jumping_equal_a_walk_from_the_root(monkeypatch):
         np.testing.assert_array_equal(tree.depths(), walked)
         deepest.append(walked.max())
     assert deepest[0] > 10 and deepest[1] == 1
-
-
-@pytest.mark.parametrize("cached", [False, True])
-def test_a_first_run_grows_node_by_node_until_the_kernels_are_cached(cached, monkeypatch):
-    """Without QUERCUS_KERNELS, compiled fits grow segments whole only once numba's cache
-    holds the hist family (compiling them takes several seconds more than the node-by-node
-    kernels; the warm-up compiles them in the background); the tree is the same."""
-    from quercus import _kernel_path
-
-    X, y = make_classification(3000, 5, n_informative=4, n_redundant=0, random_state=6)
-    reference, _ = _fit(X, y, native=False, monkeypatch=monkeypatch)
-    grown = []
-    real = HistSplitter.grow_segment
-    monkeypatch.setattr(HistSplitter, "grow_segment",
-                        lambda self, *args: grown.append(args) or real(self, *args))
-    monkeypatch.delenv("QUERCUS_KERNELS", raising=False)
-    monkeypatch.setattr(_kernel_path, "cached", lambda family: cached)
-    model = DecisionTreeClassifier(splitter="hist").fit(X, y)
-    assert len(grown) == (1 if cached else 0)
-    _assert_same_tree(model, reference)

@@ -15,11 +15,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from quercus._kernels._splits import GINI, best_subset_split, split_proxy
 
 import quercus
 from quercus import DataError, DecisionTreeClassifier, ModelFileError
-from quercus._kernels.impurity import GINI, split_proxy
-from quercus._kernels.split_categorical import best_subset_split
 from quercus.cli import main
 from quercus.data import read_arff, read_csv
 from quercus.export.model_file import FORMAT_VERSION
@@ -176,9 +175,6 @@ def _many_categories(n_rows: int, n_categories: int, seed: int = 0):
 @pytest.mark.parametrize("algorithm, seconds", [("cart", 10), ("c45", 10), ("interval", 10)])
 def test_one_hundred_thousand_categories_fit_fast(algorithm, seconds):
     X, y, _ = _many_categories(100_000, 100_000)
-    # compiles what a cold numba cache lacks (small fits before this one may all have run
-    # the kernels' pure copy): compiling is not what this test times
-    DecisionTreeClassifier(algorithm=algorithm, max_depth=1).fit(X, y)
     start = time.perf_counter()
     model = DecisionTreeClassifier(algorithm=algorithm, max_depth=4).fit(X, y)
     assert time.perf_counter() - start < seconds
@@ -287,7 +283,7 @@ def test_infinity_in_a_big_matrix_names_column_and_row(dtype, order, monkeypatch
     """From ``PARALLEL_CHECK_VALUES`` values a C-ordered float32 or float64 matrix is
     checked by a parallel kernel, others by numpy's reductions: the same error, and NaN is
     a missing value. float16 input, which the kernels do not take, is fitted and
-    predicted as float64 (it was passed on as it was, and numba refused it)."""
+    predicted as float64 (it was once passed on as it was, and the kernels refused it)."""
     from quercus.data import schema
 
     calls = []

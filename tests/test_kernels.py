@@ -1,4 +1,4 @@
-"""numba kernels against brute-force numpy references."""
+"""Compiled kernels against brute-force numpy references."""
 
 from itertools import product
 
@@ -6,11 +6,15 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from quercus._kernels.impurity import ENTROPY, GINI, impurity_of
-from quercus._kernels.partition import partition_orders
-from quercus._kernels.split_categorical import best_subset_split, category_class_weights
-from quercus._kernels.split_numeric import best_numeric_splits
+from quercus._kernels._splits import (
+    ENTROPY,
+    GINI,
+    best_numeric_splits,
+    best_subset_split,
+    category_class_weights,
+    impurity_of,
+    partition_orders,
+)
 
 NO_CONSTRAINT = np.zeros(1, dtype=np.int8)  # monotonic_cst of the one feature
 
@@ -213,7 +217,7 @@ def test_partition_keeps_each_side_sorted(rows):
 def test_random_split_draws_between_the_node_min_and_max():
     """Threshold low + u * (high - low), by hand: 1 + 0.5 * 3 = 2.5 sends rows 1, 2 left;
     with a missing value, the better side for it (left, with its class) is taken."""
-    from quercus._kernels.split_random import random_numeric_splits
+    from quercus._kernels._splits import random_numeric_splits
 
     X = np.array([[4.0], [1.0], [3.0], [2.0], [np.nan]])
     y = np.array([1, 0, 1, 0, 0], dtype=np.int32)

@@ -266,7 +266,7 @@ def _raw_numeric():
 
 @pytest.mark.parametrize("case", ["breast-cancer", "raw numeric"])
 def test_same_model_file_every_time_and_on_one_thread(tmp_path, case):
-    import numba
+    from quercus._kernels._openmp import limited, max_threads
 
     if case == "raw numeric":  # the depth-2 solver's interval blocks on both threads
         X, y = _raw_numeric()
@@ -274,13 +274,9 @@ def test_same_model_file_every_time_and_on_one_thread(tmp_path, case):
         data = read_arff(ARFF / "breast-cancer.arff")
         X, y = data.X, data.y
     paths = []
-    for i, threads in enumerate((numba.get_num_threads(), numba.get_num_threads(), 1)):
-        saved = numba.get_num_threads()
-        numba.set_num_threads(threads)
-        try:
+    for i, threads in enumerate((max_threads(), max_threads(), 1)):
+        with limited(threads):
             model = DecisionTreeClassifier(algorithm="optimal", max_depth=3).fit(X, y)
-        finally:
-            numba.set_num_threads(saved)
         paths.append(tmp_path / f"m{i}.json")
         model.save(paths[-1])
     assert model.optimal_

@@ -30,10 +30,8 @@ def _fit(X, y, w, params):
             tree.children_left.tolist(), tree.value.tolist())
 
 
-@pytest.mark.parametrize("mode", ["pure", "compiled"])
 @pytest.mark.parametrize("seed", range(18))
-def test_depth3_kernel_finds_the_python_loops_tree(seed, mode, monkeypatch):
-    monkeypatch.setenv("QUERCUS_KERNELS", mode)
+def test_depth3_kernel_finds_the_python_loops_tree(seed, monkeypatch):
     X, y, w, params = _problem(seed)
     found = _fit(X, y, w, params)
     monkeypatch.setattr(Search, "depth3", lambda self, rows, tests, order, cost, tree, root:

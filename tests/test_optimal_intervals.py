@@ -7,9 +7,9 @@ The problems are small and noisy so that many cuts tie with the best: a bound on
 
 import numpy as np
 import pytest
+from quercus._kernels._optimal import node_tests, split_rows
 
 from quercus import DecisionTreeClassifier
-from quercus._kernels.optimal import node_tests, split_rows
 from quercus.growing import optimal
 from quercus.growing.optimal import OptimalOptions, Search
 from quercus.splitting.optimal_codes import encode_rows

@@ -8,8 +8,7 @@ argsort."""
 import numpy as np
 import pytest
 
-from quercus import _kernel_path
-from quercus._kernels import optimal as K
+from quercus._kernels import _optimal as K
 from quercus.splitting.optimal_codes import encode_rows
 
 
@@ -48,44 +47,34 @@ def _numeric_node(seed):
     return np.ascontiguousarray(fc.codes), y, w, fc, k, rng
 
 
-def _run_pure(module, codes, y, w, fc, k, cap):
-    """The depth-2 solve by the pure kernels, with the cuts the interval pruning
-    evaluated (root test, position) in order."""
+def _solve(codes, y, w, fc, k, cap):
+    """The depth-2 solve's errors, trees and cut bounds."""
     rows = np.arange(y.size, dtype=np.int64)
     error = np.zeros(4, dtype=w.dtype)
     tests = np.zeros((4, 3, K.TEST_WIDTH), dtype=np.int64)
-    node = module.depth2_node(codes, y, w, rows, fc.n_codes, fc.categorical, k, 2, True, 8,
-                              1, True, cap, cap, error, tests)
+    node = K.depth2_node(codes, y, w, rows, fc.n_codes, fc.categorical, k, 2, True, 8,
+                         1, True, cap, cap, error, tests)
     assert node[10][2] == 1  # a node of sweeps: the per-feature bounds are used
-    module.depth2_tests(node, codes, y, w, rows, fc.categorical, k, True, 8, 1, 0, 1 << 20,
-                        np.int64(1), error, tests)
+    K.depth2_tests(node, codes, y, w, rows, fc.categorical, k, True, 8, 1, 0, 1 << 20,
+                   np.int64(1), error, tests)
     return error.tolist(), tests.tolist(), node[9].tolist()
 
 
 @pytest.mark.parametrize("seed", range(16))
-def test_stepped_cut_bounds_equal_the_feature_by_feature_ones(seed, monkeypatch):
-    """The interval pruning with every interval bounded by steps and with none (the pure
-    kernels, whose constant can be changed): the same cuts evaluated in the same order,
-    the same trees and the same bounds of the cuts skipped."""
-    pure = _kernel_path.pure_module("optimal")
+def test_stepped_cut_bounds_equal_the_feature_by_feature_ones(seed):
+    """The interval pruning with every interval bounded by steps and with none: the same
+    trees, errors and bounds of the cuts skipped."""
     codes, y, w, fc, k, rng = _numeric_node(seed)
-    evaluated = []
-    original = pure._evaluate_cut
-
-    def spy(tests, t, j, *rest):
-        evaluated.append((int(t), int(j)))
-        return original(tests, t, j, *rest)
-
-    monkeypatch.setattr(pure, "_evaluate_cut", spy)
     for cap in (w.sum(), int(rng.integers(0, 6))):
         runs = []
         for stepped_from in (0, 1 << 30):  # every interval by steps / none
-            monkeypatch.setattr(pure, "STEPPED_CUTS", stepped_from)
-            evaluated.clear()
-            runs.append((_run_pure(pure, codes, y, w, fc, k, w.dtype.type(cap)),
-                         list(evaluated)))
-        assert runs[0][1]  # cuts were evaluated between bounded intervals
+            old = K._set_stepped_cuts(stepped_from)
+            try:
+                runs.append(_solve(codes, y, w, fc, k, w.dtype.type(cap)))
+            finally:
+                K._set_stepped_cuts(old)
         assert runs[0] == runs[1]
+    assert K._set_stepped_cuts(K.STEPPED_CUTS) == K.STEPPED_CUTS  # restored
 
 
 def _mixed_node(seed):
@@ -159,7 +148,8 @@ def test_node_table_orders_present_codes(seed):
     y = rng.integers(0, k, n_all).astype(np.int32)
     w = rng.integers(1, 4, n_all).astype(np.int64)
     rows = np.sort(rng.choice(n_all, size=int(rng.integers(1, n_all + 1)), replace=False))
-    table, offsets, glob, local = K.node_table(np.ascontiguousarray(codes), y, w, rows,
+    kernel_codes = np.ascontiguousarray(codes, dtype=np.int32)  # the kernels' int32 codes
+    table, offsets, glob, local = K.node_table(kernel_codes, y, w, rows,
                                                n_codes.astype(np.int64), k)
     for g in range(f):
         col = codes[rows, g]

@@ -3,9 +3,13 @@ same errors per split budget and the same tests (ties broken the same way)."""
 
 import numpy as np
 import pytest
-
-from quercus._kernels.optimal import NO_FEATURE, TEST_WIDTH, solve_depth2
-from quercus._kernels.optimal_pairs import binary_features, solve_depth2_binary
+from quercus._kernels._optimal import (
+    NO_FEATURE,
+    TEST_WIDTH,
+    binary_features,
+    solve_depth2,
+    solve_depth2_binary,
+)
 
 
 def _problem(seed):

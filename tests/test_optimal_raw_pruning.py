@@ -10,7 +10,7 @@ tie-heavy and noisy, so that a pruning that skipped a cut whose bound only equal
 import numpy as np
 import pytest
 
-from quercus._kernels import optimal as K
+from quercus._kernels import _optimal as K
 from quercus.splitting.optimal_codes import encode_rows
 
 

@@ -6,7 +6,7 @@ also when it skips the features that lower bounds rule out."""
 import numpy as np
 import pytest
 
-from quercus._kernels import optimal as K
+from quercus._kernels import _optimal as K
 from quercus.splitting.optimal_codes import encode_rows
 
 

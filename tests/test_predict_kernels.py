@@ -4,9 +4,9 @@ brute-force numpy traversal, on random trees and data with missing values and ti
 import numpy as np
 import pandas as pd
 import pytest
+from quercus._kernels._predict import apply_rows
 
-from quercus import DecisionTreeClassifier, _kernel_path, datasets, numeric_layout
-from quercus._kernels.predict import apply_rows
+from quercus import DecisionTreeClassifier, datasets, numeric_layout
 from quercus.tree import CATEGORICAL, INTERVAL, LEAF, NUMERIC, TreeRecorder
 
 GRID = np.array([-2.5, -1.0, 0.0, 0.1, 0.3, 1.0, 2.0 / 3.0, 7.0])  # 0.1, 0.3, 2/3: not float32
@@ -147,8 +147,7 @@ def test_estimator_predicts_the_same_from_float32_float64_and_fortran_rows():
 @pytest.mark.parametrize("top_max", [0, 1, 3, numeric_layout.TOP_MAX_DEPTH])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_deep_trees_go_on_below_the_complete_top(monkeypatch, top_max, dtype):
-    """Trees deeper than the complete top descend it, then the node records (compiled, and
-    pure as small inputs run it)."""
+    """Trees deeper than the complete top descend it, then the node records."""
     monkeypatch.setattr(numeric_layout, "TOP_MAX_DEPTH", top_max)
     rng = np.random.default_rng(12)
     for _ in range(25):
@@ -160,11 +159,6 @@ def test_deep_trees_go_on_below_the_complete_top(monkeypatch, top_max, dtype):
         assert layout.top_nodes.size == 2**layout.top_depth
         X = random_rows(rng, int(rng.choice([5, 8, 77, 400])), n_features, dtype)
         np.testing.assert_array_equal(tree.apply(X), reference_leaves(tree, X))
-        monkeypatch.setenv("QUERCUS_KERNELS", "pure")
-        with _kernel_path.use_pure(*X.shape):  # the same kernel as plain Python
-            assert _kernel_path.running_pure()
-            np.testing.assert_array_equal(tree.apply(X), reference_leaves(tree, X))
-        monkeypatch.setenv("QUERCUS_KERNELS", "auto")
 
 
 def test_complete_top_of_a_stump_and_of_a_single_leaf():
@@ -212,10 +206,9 @@ def test_kept_layout_follows_edits_in_place():
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_rows_without_missing_values_skip_the_check_and_reach_the_same_leaves(dtype,
-                                                                             monkeypatch):
+def test_rows_without_missing_values_skip_the_check_and_reach_the_same_leaves(dtype):
     """``missing=False`` (no NaN in X, as the schema's check found) takes the top's
-    plain comparisons: the same leaves, compiled and pure, infinities included."""
+    plain comparisons: the same leaves, infinities included."""
     rng = np.random.default_rng(13)
     for _ in range(30):
         n_features = int(rng.integers(1, 5))
@@ -225,12 +218,6 @@ def test_rows_without_missing_values_skip_the_check_and_reach_the_same_leaves(dt
         every = np.arange(tree.n_nodes)
         expected = reference_leaves(tree, X)
         np.testing.assert_array_equal(tree._leaf_lookup(X, every, missing=False), expected)
-        monkeypatch.setenv("QUERCUS_KERNELS", "pure")
-        with _kernel_path.use_pure(*X.shape):
-            assert _kernel_path.running_pure()
-            np.testing.assert_array_equal(tree._leaf_lookup(X, every, missing=False),
-                                          expected)
-        monkeypatch.delenv("QUERCUS_KERNELS")
 
 
 @pytest.mark.parametrize("size", ["small", "big"])

@@ -6,11 +6,11 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+from quercus._kernels._regression import best_mean_ordered_split, best_regression_splits
 from sklearn import datasets
 from sklearn.tree import DecisionTreeRegressor as SkRegressor
 
 from quercus import DataError, DecisionTreeRegressor
-from quercus._kernels.split_regression import best_mean_ordered_split, best_regression_splits
 from quercus.tree import LEAF
 
 

@@ -8,20 +8,21 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from quercus._kernels._regression import (
+    MAX_EXHAUSTIVE_GROUPS,
+    POISSON,
+    best_absolute_splits,
+    best_absolute_subset_split,
+    best_poisson_subset_split,
+    best_regression_splits,
+    node_ranks,
+)
 from sklearn import datasets
 from sklearn.tree import DecisionTreeRegressor as SkRegressor
 from test_regression import compare_trees
 
 import quercus
 from quercus import DataError, DecisionTreeRegressor, cli
-from quercus._kernels.split_absolute import (
-    MAX_EXHAUSTIVE_GROUPS,
-    best_absolute_splits,
-    best_absolute_subset_split,
-    node_ranks,
-)
-from quercus._kernels.split_poisson import best_poisson_subset_split
-from quercus._kernels.split_regression import POISSON, best_regression_splits
 from quercus.export.conditions import format_significant
 from quercus.tree import LEAF
 

@@ -237,7 +237,8 @@ def test_predict_gives_each_rows_leaf_mean(categorical):
 
 
 def test_fill_equals_bincount_for_any_blocks():
-    from quercus._kernels.exact_sums import fill_ordered_histograms
+    from quercus._kernels._hist import fill_ordered_histograms
+
     from quercus.splitting.exact_sums import layout_of
 
     rng = np.random.default_rng(5)
@@ -266,7 +267,7 @@ def test_fill_equals_bincount_for_any_blocks():
 @pytest.mark.parametrize("n_sums", [0, 1, 2, 3, 4, 6])
 def test_fill_of_every_width_equals_the_sums(n_sums):
     """The spelt-out widths (1-4 limbs) and the general loop add the same limbs."""
-    from quercus._kernels.exact_sums import fill_ordered_histograms
+    from quercus._kernels._hist import fill_ordered_histograms
 
     rng = np.random.default_rng(n_sums)
     bins = rng.integers(0, 6, size=(200, 3)).astype(np.uint16)
@@ -281,7 +282,7 @@ def test_fill_of_every_width_equals_the_sums(n_sums):
 
 
 def test_partition_is_stable_and_sums_the_left_rows():
-    from quercus._kernels.exact_sums import partition_ordered
+    from quercus._kernels._hist import partition_ordered
 
     rng = np.random.default_rng(2)
     bins = rng.integers(0, 5, size=(100, 8)).astype(np.uint8)
@@ -389,7 +390,7 @@ def test_quick_rounding_of_two_limbs_is_the_general_rounding(digit):
     general path's float, the exact sum correctly rounded (ties to even, signs, carries
     out of the low limb); for subnormal results both round the 53-bit sum once more, as
     the general path always did."""
-    from quercus._kernels.exact_sums import _round_one, round_sums
+    from quercus._kernels._hist import round_one, round_sums
 
     rng = np.random.default_rng(digit)
     n = 4000
@@ -407,7 +408,7 @@ def test_quick_rounding_of_two_limbs_is_the_general_rounding(digit):
         round_sums(limbs, np.array([0, 0, 0]), np.array([0, 2, 0]),
                    np.array([0, scale, 0]), digit, 2, True, 2, out, np.zeros(0, np.int64))
         digits = np.empty(5, dtype=np.int64)
-        slow = [_round_one(limbs, i, 0, 2, scale, digit, digits) for i in range(n)]
+        slow = [round_one(limbs, i, 0, 2, scale, digit, digits) for i in range(n)]
         np.testing.assert_array_equal(out[:, 1], slow)
         for i in range(0, n, 97):
             exact = (Fraction(int(limbs[i, 1])) * 2**digit + int(limbs[i, 0])) \

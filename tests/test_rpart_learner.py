@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from quercus._kernels._rpart import _categorical_best, _parent_term, _subset_improve
 from rpart_fixtures import load_data
 
-from quercus._kernels.rpart_split import _categorical_best, _parent_term, _subset_improve
 from quercus.growing.rpart import RpartControl, fit_rpart, prune_rpart
 from quercus.rpart_records import LEFT, RIGHT
 
@@ -142,8 +142,8 @@ def test_bad_settings_are_named(kwargs, message):
 
 
 @pytest.mark.parametrize("name", ["kyphosis", "vote", "credit-g", "labor"])
-def test_python_grower_and_numba_grower_grow_the_same_tree(name):
-    # fit_rpart grows with the numba kernel, then re-walks the kept nodes in Python; the
+def test_python_grower_and_compiled_grower_grow_the_same_tree(name):
+    # fit_rpart grows with the compiled kernel, then re-walks the kept nodes in Python; the
     # plain Python grower (every node, rpart's complexity steps in Python) must agree
     from quercus.growing.rpart import sorted_orders
     from quercus.growing.rpart_grow import Grower, build_records, cap_complexities, make_costs

@@ -3,11 +3,13 @@ both give the same results, so trees do not depend on the size threshold."""
 
 import numpy as np
 import pytest
+from quercus._kernels._regression import POISSON, node_ranks
 
 from quercus import DecisionTreeClassifier, DecisionTreeRegressor
-from quercus._kernels import partition, split_absolute, split_numeric, split_regression
-from quercus._kernels.split_absolute import node_ranks
-from quercus._kernels.split_regression import POISSON
+from quercus._kernels import _regression as split_absolute
+from quercus._kernels import _regression as split_regression
+from quercus._kernels import _splits as partition
+from quercus._kernels import _splits as split_numeric
 from quercus.export.model_writer import model_to_dict
 from quercus.splitting import cart
 
@@ -35,7 +37,7 @@ def _same(a, b):
 def test_numeric_sweep_twins_agree(seed):
     rng, X, w, order = _node(seed)
     n, m = X.shape
-    y = rng.integers(0, 3, size=n)
+    y = rng.integers(0, 3, size=n).astype(np.int32)
     start, end = 17, n - 5  # a segment, as for a node
     outs = []
     for sweep in (split_numeric.best_numeric_splits, split_numeric.best_numeric_splits_serial):

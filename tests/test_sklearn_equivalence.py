@@ -10,11 +10,11 @@ leaves, class counts at every leaf and the prediction for every row.
 
 import numpy as np
 import pytest
+from quercus._kernels._splits import ENTROPY, GINI, impurity_of
 from sklearn import datasets
 from sklearn.tree import DecisionTreeClassifier as SkTree
 
 from quercus import DecisionTreeClassifier
-from quercus._kernels.impurity import ENTROPY, GINI, impurity_of
 from quercus.tree import LEAF
 
 LOADERS = {

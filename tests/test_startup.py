@@ -1,9 +1,8 @@
-"""A process with a warm numba cache compiles nothing for a small C4.5 fit (issue 16).
+"""A fresh process fits with the kernels compiled when the package was built (issue 39).
 
-The first process may compile (and fills the cache the test session uses); the second one
-counts numba's compile events during its fit: before the C4.5 store was made in cached
-kernels, numba's typed-list helpers compiled in every process (seconds). It also checks that
-a small fit neither compiles nor loads the parallel kernels it does not run.
+Every learner's first fit in a new process runs the extension modules of
+``quercus._kernels``: nothing is compiled at run time (no numba, no llvmlite, no JIT of any
+kind is imported) and no other process is started, so none outlives the command.
 """
 
 from __future__ import annotations
@@ -15,49 +14,40 @@ import sys
 from pathlib import Path
 
 SCRIPT = r"""
-import json
-from numba.core import event
+import glob, json, os, sys
 import quercus
-from quercus._kernels import c45, c45_grow, c45_store
-
-compiled = []
-
-class Listener(event.Listener):
-    def on_start(self, ev):
-        dispatcher = ev.data.get("dispatcher")
-        compiled.append(getattr(getattr(dispatcher, "py_func", None), "__qualname__",
-                                str(dispatcher)))
-
-    def on_end(self, ev):
-        pass
 
 data = quercus.datasets.load("iris")
 weather = quercus.datasets.load("play_tennis")
-event.register("numba:compile", Listener())
-quercus.DecisionTreeClassifier(algorithm="c45").fit(data.X, data.y)
-quercus.DecisionTreeClassifier(algorithm="c45", reduced_error_pruning=True).fit(
-    data.X, data.y)
-quercus.DecisionTreeClassifier(algorithm="c45").fit(weather.X, weather.y)
-unused = {name: len(getattr(module, name).signatures)
-          for module, name in [(c45, "scan_parallel"), (c45, "split_parallel"),
-                               (c45_grow, "grow_largest_first"), (c45_store, "detach"),
-                               (c45_store, "attach")]}
-print(json.dumps({"compiled": compiled, "unused": unused}))
+for params in [{}, {"algorithm": "cart", "splitter": "hist"}, {"algorithm": "c45"},
+               {"algorithm": "id3"}, {"algorithm": "interval"}, {"algorithm": "rpart"},
+               {"algorithm": "optimal", "max_depth": 2}, {"algorithm": "auto"}]:
+    X, y = (weather.X, weather.y) if params.get("algorithm") == "id3" else (data.X, data.y)
+    model = quercus.DecisionTreeClassifier(**params).fit(X, y)
+    model.predict(X)
+quercus.DecisionTreeRegressor().fit(data.X.iloc[:, 1:], data.X.iloc[:, 0])
+kernels = {name: getattr(module, "__file__", "") for name, module in sys.modules.items()
+           if name.startswith("quercus._kernels.")}
+children = []
+for task in glob.glob(f"/proc/{os.getpid()}/task/*/children"):
+    with open(task) as f:
+        children += f.read().split()
+print(json.dumps({"kernels": kernels, "children": children,
+                  "jit": sorted(m for m in ("numba", "llvmlite") if m in sys.modules)}))
 """
 
 
-def run_fits() -> dict:
+def test_first_fits_run_built_extensions_and_start_no_process():
     src = str(Path(__file__).resolve().parents[1] / "src")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")]),
-           "QUERCUS_KERNELS": "compiled"}  # these small fits would run the pure copy
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])}
     out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, check=True,
-                         capture_output=True, text=True, timeout=1200).stdout
-    return json.loads(out.strip().splitlines()[-1])
-
-
-def test_warm_c45_fit_compiles_nothing_and_skips_parallel_kernels():
-    run_fits()  # fills the numba cache if this is its first use
-    second = run_fits()
-    assert second["compiled"] == []
-    assert second["unused"] == {"scan_parallel": 0, "split_parallel": 0,
-                                "grow_largest_first": 0, "detach": 0, "attach": 0}
+                         capture_output=True, text=True, timeout=600).stdout
+    found = json.loads(out.strip().splitlines()[-1])
+    assert found["jit"] == []
+    assert found["children"] == []
+    loaded = found["kernels"]
+    for family in ("_splits", "_hist", "_predict", "_c45", "_rpart", "_optimal",
+                   "_regression", "_openmp"):
+        assert f"quercus._kernels.{family}" in loaded, family
+    extension = (".so", ".pyd")
+    assert all(path.endswith(extension) for path in loaded.values()), loaded

@@ -13,9 +13,9 @@ import threading
 import numpy as np
 import pandas as pd
 import pytest
+from quercus._kernels._openmp import max_threads
 
 from quercus import DecisionTreeClassifier, DecisionTreeRegressor
-from quercus._kernels._openmp import max_threads
 
 FIT = textwrap.dedent("""
     import json, sys

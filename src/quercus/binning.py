@@ -13,11 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ._kernel_path import kernels
+from ._kernels._splits import bin_columns, bin_columns_t, sample_columns, sorted_distinct
 from .errors import DataError
-
-bin_columns, bin_columns_t, sample_columns, sorted_distinct = kernels(
-    "binning", "bin_columns", "bin_columns_t", "sample_columns", "sorted_distinct")
 
 SAMPLE_ROWS = 200_000
 COLUMNS_PER_BLOCK = 16  # sampled columns copied at a time, side by side in memory

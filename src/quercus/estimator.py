@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import inspect
-from contextlib import nullcontext
 from numbers import Integral
 
 import numpy as np
@@ -11,7 +10,6 @@ import numpy as np
 from . import multi_output
 from . import params as P
 from . import validation as V
-from ._kernel_path import forced_mode, use_pure
 from .data.schema import Schema, infer_schema
 from .errors import DataError
 from .growing.builders import StoppingRules
@@ -21,7 +19,6 @@ from .learners import (
     DEFAULT_CRITERION,
     DEFAULT_MIN_SAMPLES_LEAF,
     LEARNERS,
-    PURE_ALGORITHMS,
     Settings,
     fit_cart_binned,
 )
@@ -37,9 +34,6 @@ __all__ = ["DecisionTreeClassifier"]
 #: that are equal in exact arithmetic can differ in the last bit depending on the order of
 #: the terms; J48's order mostly leaves such a tie exact, so its first class wins.
 C45_TIE_RTOL = 1e-12
-#: rpart with 3+ classes tries 2^(L-1) sets of a factor's L levels at every node: in pure
-#: Python only while all factors together have at most this many (one of 10-11 levels).
-PURE_RPART_MAX_SUBSETS = 1024
 
 
 class DecisionTreeClassifier:
@@ -356,11 +350,8 @@ time_limit, max_gap
         if self.algorithm == "rpart":
             from .growing.rpart_settings import fit_rpart_model
 
-            subsets = sum(2 ** (int(n) - 1) for n in schema.n_categories if n > 1)
-            small = n_classes <= 2 or subsets <= PURE_RPART_MAX_SUBSETS
-            with self._kernels_for(X_encoded) if small else nullcontext():
-                return fit_rpart_model(self, X_encoded, y_codes, weights, schema,
-                                       _has_names(X), criterion)
+            return fit_rpart_model(self, X_encoded, y_codes, weights, schema,
+                                   _has_names(X), criterion)
         settings = self._settings(n_known, weights[known], sample_weight is not None,
                                   criterion, schema)
         settings.monotonic_cst = self._monotonic_cst(schema, X_encoded)
@@ -373,13 +364,11 @@ time_limit, max_gap
         if self.prune == "cv":  # sets cv_results_ and best_params_
             from .pruning.c45_cv import search_for
 
-            with self._kernels_for(X_encoded):  # small data: the search runs pure too
-                settings = search_for(self, X_encoded, y_codes, weights, schema, settings)
-        with self._kernels_for(X_encoded):
-            self.tree_ = LEARNERS[self.algorithm](X_encoded, y_codes, weights, schema,
-                                                  n_classes, settings)
-            self.tree_.n_missing = (missing_counts(self.tree_, X_encoded, y_codes >= 0)
-                                    if has_missing else None)
+            settings = search_for(self, X_encoded, y_codes, weights, schema, settings)
+        self.tree_ = LEARNERS[self.algorithm](X_encoded, y_codes, weights, schema,
+                                              n_classes, settings)
+        self.tree_.n_missing = (missing_counts(self.tree_, X_encoded, y_codes >= 0)
+                                if has_missing else None)
         self._set_fitted(schema, _has_names(X))
         self._set_pruning_result(settings.pruning_result)
         if settings.result is not None:
@@ -387,17 +376,6 @@ time_limit, max_gap
         if progress is not None and self.algorithm == "optimal":
             progress(1.0)
         return self
-
-    def _kernels_for(self, X):
-        """The kernels' copy for a fit or prediction on X: pure Python when X is small
-        (``_kernel_path.use_pure``), for the algorithms whose pure copy is tested."""
-        if self.algorithm == "optimal" and forced_mode() != "pure" and (
-                self.time_limit is not None or self.max_gap):  # anytime: as fast as can be
-            return nullcontext()
-        if self.algorithm not in PURE_ALGORITHMS:
-            return nullcontext()
-        hist = self.algorithm == "cart" and self.splitter == "hist"  # "auto": exact if small
-        return use_pure(*X.shape, "hist" if hist else self.algorithm)
 
     def _forget_selection(self) -> None:
         for name in ("cv_results_", "best_params_"):
@@ -641,8 +619,7 @@ time_limit, max_gap
 
             return qdask.apply(self, X)
         X, missing = self._encode_rows(X)
-        with self._kernels_for(X):
-            return self._check_fitted().apply(X, missing)
+        return self._check_fitted().apply(X, missing)
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities: the class shares of the training weight at each row's leaf
@@ -655,9 +632,8 @@ time_limit, max_gap
         if self._multi_output:
             return multi_output.predict_proba(self, self._encode(X))
         X, missing = self._encode_rows(X)
-        with self._kernels_for(X):
-            return self._check_fitted().predict_proba(X, laplace=bool(self.laplace),
-                                                      missing=missing)
+        return self._check_fitted().predict_proba(X, laplace=bool(self.laplace),
+                                                  missing=missing)
 
     @property
     def _multi_output(self) -> bool:
@@ -684,11 +660,10 @@ time_limit, max_gap
             return multi_output.predict(self, self._encode(X))
         X, missing = self._encode_rows(X)
         tree = self._check_fitted()
-        with self._kernels_for(X):
-            labels = tree.predict_labels(X, self.classes_, self._tie_rtol, missing)
-            if labels is not None:  # every row gets a class, looked up by the traversal
-                return labels
-            codes = tree.predict_codes(X, self._tie_rtol)
+        labels = tree.predict_labels(X, self.classes_, self._tie_rtol, missing)
+        if labels is not None:  # every row gets a class, looked up by the traversal
+            return labels
+        codes = tree.predict_codes(X, self._tie_rtol)
         lost = codes < 0  # no class has any probability
         has_lost = bool(lost.any())
         predicted = self.classes_.take(np.where(lost, 0, codes) if has_lost else codes)
@@ -725,8 +700,7 @@ time_limit, max_gap
     def decision_path(self, X):
         """Nodes visited by every row, as a scipy sparse CSR indicator matrix."""
         X = self._encode(X)
-        with self._kernels_for(X):
-            return self._check_fitted().decision_path(X)
+        return self._check_fitted().decision_path(X)
 
     def pruned(self, cp: float) -> DecisionTreeClassifier:
         """A copy of this rpart model pruned at complexity ``cp`` (rpart's ``prune(fit,

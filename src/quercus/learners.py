@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._kernel_path import SwitchToCompiled, compiled_block, kernels, pure_interrupt
+from ._kernels._c45 import xlogx_table
+from ._kernels._openmp import limited
 from .growing.builders import StoppingRules, grow
 from .growing.c45 import grow_c45, store_to_nodes, store_to_tree, to_flat_tree
 from .growing.id3 import check_id3_data, grow_id3
@@ -27,8 +28,6 @@ from .splitting.c45 import AttributeInfo
 from .splitting.cart import CartSplitter
 from .splitting.hist import HistSplitter
 from .tree import Tree
-
-xlogx_table = kernels("c45", "xlogx_table")
 
 LOOKAHEAD_DEFAULT_MAX_DEPTH = 10  # the seed's MAXRECURSIONS
 AUTO_HIST_CELLS = 2_000_000  # splitter="auto" bins features from this many rows x features
@@ -229,27 +228,12 @@ def fit_optimal(X, y, sample_weight, schema, n_classes: int, settings: Settings)
         def cart():
             # one thread: the greedy tree is little work, and parallel kernels on a busy
             # machine can wait for idle threads longer than the whole time limit
-            import numba
-
-            threads = numba.get_num_threads()
-            numba.set_num_threads(1)
-            try:
+            with limited(1):
                 return fit_cart(X[known], y[known], sample_weight[known], schema, n_classes,
                                 cart_settings)
-            finally:
-                numba.set_num_threads(threads)
-    def search(interrupt=None):
-        return fit_optimal_tree(X, y, sample_weight, schema.categorical_mask,
-                                schema.n_categories, n_classes, options, cart=cart,
-                                started=started, interrupt=interrupt)
-
-    # a small search on uncached kernels runs pure Python (40-140x slower) until its cold
-    # budget is spent or a warm-up has cached them; then it starts again compiled
-    try:
-        tree, settings.result = search(pure_interrupt())
-    except SwitchToCompiled:
-        with compiled_block("optimal"):
-            tree, settings.result = search()
+    tree, settings.result = fit_optimal_tree(X, y, sample_weight, schema.categorical_mask,
+                                             schema.n_categories, n_classes, options, cart=cart,
+                                             started=started)
     return tree
 
 
@@ -258,6 +242,3 @@ LEARNERS = {"cart": fit_cart, "id3": fit_id3, "c45": fit_c45, "interval": fit_in
 # every ``algorithm`` the estimator takes (names.ALGORITHMS) is a key of LEARNERS but rpart:
 # its fit returns more than a tree (its cp table and split records), so the estimator calls
 # it itself (growing.rpart_settings)
-#: Algorithms whose small fits and predictions run the kernels' pure Python copy
-#: (``_kernel_path``; byte-identical models, tests/test_pure_kernels.py).
-PURE_ALGORITHMS = ("cart", "c45", "id3", "interval", "rpart", "optimal")

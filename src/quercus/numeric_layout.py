@@ -7,10 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._kernel_path import kernels
-
-FEATURE_SHIFT, MISSING_LEFT, NAN_RIGHT, SPLIT = kernels(
-    "predict_numeric", "FEATURE_SHIFT", "MISSING_LEFT", "NAN_RIGHT", "SPLIT")
+from ._kernels._predict import FEATURE_SHIFT, MISSING_LEFT, NAN_RIGHT, SPLIT
 
 #: Levels in the complete top at most: 2^13 - 1 slots of 12 bytes (float64 input) stay in
 #: a core's L2 cache; deeper trees go on through the records.

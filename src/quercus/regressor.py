@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import warnings
-from contextlib import nullcontext
 
 import numpy as np
 
@@ -136,7 +135,6 @@ random_state
     _encode = _Classifier._encode
     _encode_rows = _Classifier._encode_rows
     apply = _Classifier.apply
-    _kernels_for = staticmethod(lambda X: nullcontext())  # compiled kernels (no pure copy yet)
     decision_path = _Classifier.decision_path
     get_depth = _Classifier.get_depth
     get_n_leaves = _Classifier.get_n_leaves

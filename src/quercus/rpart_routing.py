@@ -19,9 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._kernel_path import kernels
-
-CATEGORICAL, LEAF = kernels("predict", "CATEGORICAL", "LEAF")
+from ._kernels._predict import CATEGORICAL, LEAF
 
 __all__ = [
     "RpartRouting",

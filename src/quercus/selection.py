@@ -18,7 +18,6 @@ import numpy as np
 import pandas as pd
 
 from . import validation as V
-from ._kernel_path import compiled_where_cached
 from .data.frames import as_1d
 from .errors import DataError
 
@@ -31,9 +30,8 @@ BIG_INNER_FOLDS = 3  # ... with this many folds (benchmarks/bench_auto_cost.py, 
 BIG_DATA_ROWS = 1_000_000  # above this, no selection: the fallback learner on a subsample
 FALLBACK_ROWS = 200_000  # rows of that subsample
 TIE_ROWS = 1  # accuracies within this many tested rows of each other tie
-# no time limit: the size gates keep each search to about a second, and a limit would also
-# count numba's first compile (40 s and more on a cold cache), cutting searches short and
-# making the choice depend on the machine (it failed CI once)
+# no time limit: the size gates keep each search to about a second, and a limit would make
+# the choice depend on the machine's speed and load
 OPTIMAL_TIME_LIMIT = None
 
 
@@ -105,7 +103,6 @@ class Selection:
     chosen: Candidate
     summary: str
     fallback: bool = False
-    numba_family: str | None = None  # ``numba_family`` of the candidates
 
 
 def _seed(random_state) -> int:
@@ -132,23 +129,7 @@ def evaluate(estimator, candidates, frame, labels, weights, folds, base: dict,
     ``weights`` the rows' sample weights and ``base`` the parameters every fit shares.
     A candidate that fails on a fold (e.g. ID3-style data it refuses) gets NaN figures.
     """
-    with compiled_where_cached(numba_family(candidates)):
-        return _evaluate(estimator, candidates, frame, labels, weights, folds, base, progress)
-
-
-def numba_family(candidates) -> str | None:
-    """The kernel family that runs compiled whenever it is cached, if a candidate uses it
-    (the optimal tree, whose pure copy is slow): while it is cached, the other candidates
-    run compiled too where their kernels are cached (``_kernel_path.compiled_where_cached``;
-    iris: 2.9 s for the search against 4.3 s with the small fits in pure Python). Asking
-    for it first starts a warm-up with that family first."""
-    from ._kernel_path import COMPILED_WHEN_CACHED, cached, forced_mode
-
-    used = {c.params["algorithm"] for c in candidates}
-    family = next((f for f in COMPILED_WHEN_CACHED if f in used), None)
-    if family is not None and forced_mode() == "auto":
-        cached(family)
-    return family
+    return _evaluate(estimator, candidates, frame, labels, weights, folds, base, progress)
 
 
 def _evaluate(estimator, candidates, frame, labels, weights, folds, base, progress):
@@ -291,8 +272,7 @@ def select(model, X, y, sample_weight=None, progress=None) -> Selection:
     table = evaluate(type(model), candidates, frame, labels, weights, folds, base, progress)
     chosen = choose(table, len(rows))
     table.loc[chosen, "chosen"] = True
-    return Selection(table, candidates[chosen], summary_line(table, chosen, note),
-                     numba_family=numba_family(candidates))
+    return Selection(table, candidates[chosen], summary_line(table, chosen, note))
 
 
 def _fallback(n: int, estimator) -> Selection:
@@ -383,8 +363,7 @@ def fit_auto(model, X, y, sample_weight=None, progress=None):
         rows = _subsample(len(X), min(FALLBACK_ROWS, len(X)), params["random_state"])
         X, y = _take(X, rows), _take(as_1d(y), rows)
         sample_weight = None if sample_weight is None else sample_weight[rows]
-    with compiled_where_cached(selection.numba_family):
-        best.fit(X, y, sample_weight=sample_weight)
+    best.fit(X, y, sample_weight=sample_weight)
     for name in [n for n in vars(model) if n.endswith("_") and not n.startswith("_")]:
         delattr(model, name)  # a previous fit's attributes
     for name, value in vars(best).items():  # the fitted attributes: tree_, schema_ ...

@@ -6,18 +6,23 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ._kernel_path import kernels
+from ._kernels._predict import (
+    CATEGORICAL,
+    INTERVAL,
+    LEAF,
+    NUMERIC,
+    WEIGHTED,
+    apply_rows,
+    apply_surrogate_rows,
+    numeric_leaf_lookup,
+    path_lengths,
+    proba_rows,
+    surrogate_paths,
+)
 from .errors import DataError
 from .numeric_layout import NumericLayout
 from .numeric_layout import pack as pack_numeric
 from .rpart_routing import RpartRouting
-
-(CATEGORICAL, INTERVAL, LEAF, NUMERIC, WEIGHTED, apply_rows, path_lengths, proba_rows) = kernels(
-    "predict", "CATEGORICAL", "INTERVAL", "LEAF", "NUMERIC", "WEIGHTED", "apply_rows",
-    "path_lengths", "proba_rows")
-numeric_leaf_lookup = kernels("predict_numeric", "numeric_leaf_lookup")
-apply_surrogate_rows, surrogate_paths = kernels(
-    "predict_surrogate", "apply_surrogate_rows", "surrogate_paths")
 
 __all__ = ["CATEGORICAL", "LEAF", "NUMERIC", "TREE_UNDEFINED", "SklearnTreeView", "Tree",
            "TreeRecorder"]

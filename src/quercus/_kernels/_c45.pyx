@@ -37,8 +37,6 @@ from quercus._kernels._common cimport stable_argsort
 
 import numpy as np
 
-REPLACES = ("c45", "c45_grow", "c45_prune", "c45_store")
-
 SMALL = 1e-6
 # Below this many (rows x features) a node is scanned on one thread: starting threads costs
 # more than it saves.

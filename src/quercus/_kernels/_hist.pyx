@@ -37,8 +37,6 @@ import sys
 
 import numpy as np
 
-REPLACES = ("histogram", "histogram_regression", "hist_grow", "exact_sums")
-
 #: Bits per limb at most (``_bit_length`` is exact below 2**53).
 MAX_DIGIT = 52
 TWO_53 = 1 << 53
@@ -1177,6 +1175,16 @@ cdef void _round_sums(const int64_t* limbs, Py_ssize_t n, Py_ssize_t width,
                     out[i * 3 + q] = (<double> high * base + <double> low) * factor
                     continue
             out[i * 3 + q] = _round_one(row + offset, size, scale, digit, digits)
+
+
+def round_one(const int64_t[:, ::1] limbs, Py_ssize_t i, Py_ssize_t offset,
+              Py_ssize_t n_limbs, int64_t scale, int64_t digit, int64_t[::1] digits):
+    """``round_sums``' general rounding of one sum (for tests): the float64 nearest to
+    sum_k limbs[i, offset + k] * 2**(digit k + scale); ``digits`` is scratch of at least
+    ``n_limbs`` + 3 entries."""
+    if offset + n_limbs > limbs.shape[1] or digits.shape[0] < n_limbs + 3:
+        raise ValueError("limbs or digits too small")
+    return _round_one(&limbs[i, offset], n_limbs, scale, digit, &digits[0])
 
 
 cdef inline int64_t _largest(const int64_t* values, Py_ssize_t n) noexcept nogil:

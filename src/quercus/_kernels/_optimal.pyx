@@ -38,8 +38,6 @@ from libc.string cimport memcpy, memset
 
 import numpy as np
 
-REPLACES = ("optimal", "optimal_pairs", "optimal_deep")
-
 ctypedef unsigned char uchar
 
 ctypedef fused wt:
@@ -58,6 +56,7 @@ cdef enum:
     C_SIMILAR_KEPT = 2
 
 cdef int64_t C_PARALLEL_WORK = 1 << 20
+cdef int64_t stepped_cuts = C_STEPPED_CUTS  # _set_stepped_cuts (tests) changes it
 
 # -- optimal.py's constants ---------------------------------------------------------------
 ORDERED, SUBSET, KNOWN = C_ORDERED, C_SUBSET, C_KNOWN
@@ -69,6 +68,15 @@ PARALLEL_WORK = C_PARALLEL_WORK  # rows x cuts of a node's interval blocks run t
 STEPPED_CUTS = C_STEPPED_CUTS  # intervals of more cuts are bounded by feature steps
 # -- optimal_deep.py's ---------------------------------------------------------------------
 SIMILAR_KEPT = C_SIMILAR_KEPT  # solved children kept for the similarity bound
+
+
+def _set_stepped_cuts(int64_t cuts):
+    """Intervals of more than ``cuts`` cuts are bounded by feature steps from now on (for
+    tests: 0 bounds every interval by steps, a huge number none); returns the old value."""
+    global stepped_cuts
+    old = stepped_cuts
+    stepped_cuts = cuts
+    return old
 
 
 # -- small helpers -------------------------------------------------------------------------
@@ -1219,7 +1227,7 @@ cdef int interval_block(const Node* nd, const int64_t* tests, int64_t t0, int64_
         best3 = wmin(wmin(best2, out_error[3]), bounds[1])
         lo = k
         hi = i
-        stepped = F > 0 and k - i > C_STEPPED_CUTS
+        stepped = F > 0 and k - i > stepped_cuts
         if stepped:  # the per-feature bounds of the cuts by steps (feature_steps)
             feature_steps(feat_l + i * F, feat_l + k * F, steps_l, F, big)
             feature_steps(feat_r + k * F, feat_r + i * F, steps_r, F, big)
@@ -3096,3 +3104,346 @@ def solve_depth3_binary(const int32_t[:, ::1] codes, const int32_t[::1] y, const
     bin_scratch_free(&bs)
     free(sides)
     return best, best_t, stop
+
+
+# -- parts of the depth-2 solver, for tests (numba's private kernels, same arguments) ------
+# Thin wrappers of the cdef functions above: each checks its arrays' sizes (a ValueError,
+# not a crash, on wrong input), builds the Node / Scratch its function reads the way
+# depth2_node and depth2_tests do, calls it and leaves the results in the caller's arrays.
+# No solver path goes through them.
+cdef int _check_offsets(const int64_t[::1] offsets, Py_ssize_t n_slots,
+                        str name) except -1:
+    """Feature g's slots ``offsets[g]`` to ``offsets[g + 1] - 1`` (at least its missing
+    slot), all inside the table's ``n_slots``."""
+    cdef Py_ssize_t g, F = offsets.shape[0] - 1
+    if F < 0 or offsets[0] < 0 or offsets[F] > n_slots:
+        raise ValueError(f"{name}: offsets do not fit the table's {n_slots} slots")
+    for g in range(F):
+        if offsets[g + 1] <= offsets[g]:
+            raise ValueError(f"{name}: offsets not increasing")
+    return 0
+
+
+cdef int _check_table(Py_ssize_t n_slots, Py_ssize_t width, const int64_t[::1] offsets,
+                      Py_ssize_t K, str name) except -1:
+    if K < 1 or width != K + 1:
+        raise ValueError(f"{name}: a class table has n_classes + 1 columns")
+    return _check_offsets(offsets, n_slots, name)
+
+
+cdef int _check_rows(const int64_t[::1] rows, Py_ssize_t n, const int32_t[::1] y,
+                     Py_ssize_t n_weights, Py_ssize_t K, str name) except -1:
+    """``rows[:n]`` inside ``y`` and the weights, their classes below K (K 0: unchecked)."""
+    cdef Py_ssize_t i
+    cdef int64_t r
+    if n < 0 or rows.shape[0] < n:
+        raise ValueError(f"{name}: fewer rows than {n}")
+    for i in range(n):
+        r = rows[i]
+        if r < 0 or r >= y.shape[0] or r >= n_weights or (K > 0 and not 0 <= y[r] < K):
+            raise ValueError(f"{name}: row {r} or its class out of range")
+    return 0
+
+
+cdef int _check_local(const int64_t[:, ::1] local, Py_ssize_t n, Py_ssize_t F,
+                      const int64_t[::1] offsets, Py_ssize_t n_slots, str name) except -1:
+    """Rows ``0..n-1`` of ``local`` (n, F): each slot inside its feature's slots
+    (``offsets``; None: inside the table's ``n_slots``)."""
+    cdef Py_ssize_t i, g
+    cdef int64_t s
+    if local.shape[0] < n or local.shape[1] != F:
+        raise ValueError(f"{name}: local is not ({n}, {F})")
+    for i in range(n):
+        for g in range(F):
+            s = local[i, g]
+            if (offsets is None and not 0 <= s < n_slots) or (
+                    offsets is not None and not offsets[g] <= s < offsets[g + 1]):
+                raise ValueError(f"{name}: slot {s} of feature {g} out of range")
+    return 0
+
+
+cdef int _check_orders(tuple orders, Py_ssize_t F, Py_ssize_t n, Py_ssize_t K,
+                       str name) except -1:
+    """The four (F, n) arrays of ``_feature_orders``; with K > 0 also their values (row
+    positions below n, classes below K), which the sweeps index by."""
+    if len(orders) != 4:
+        raise ValueError(f"{name}: orders is (by_feature, codes, classes, weights)")
+    for part in orders:
+        if np.shape(part) != (F, n):
+            raise ValueError(f"{name}: orders are not ({F}, {n})")
+    if K > 0 and F > 0 and n > 0:
+        if np.min(orders[0]) < 0 or np.max(orders[0]) >= n:
+            raise ValueError(f"{name}: a row position out of range")
+        if np.min(orders[2]) < 0 or np.max(orders[2]) >= K:
+            raise ValueError(f"{name}: a class out of range")
+    return 0
+
+
+cdef int _check_work(tuple work, Py_ssize_t W, str name) except -1:
+    """``work``'s lvec, rvec (>= W) and test_l, test_r (1, TEST_WIDTH)."""
+    if len(work) < 4 or np.shape(work[0])[0] < W or np.shape(work[1])[0] < W \
+            or np.shape(work[2]) != (1, TW) or np.shape(work[3]) != (1, TW):
+        raise ValueError(f"{name}: work is (lvec, rvec, test_l, test_r, ...)")
+    return 0
+
+
+def _feature_steps(const wt[::1] a, const wt[::1] b, wt[:, ::1] out, wt big):
+    """``optimal._feature_steps`` (``feature_steps``): ``out`` (3, F + 1), the steps b - a
+    in increasing order, the prefix minima of a and the suffix minima of b in that order
+    (``big`` where there is none)."""
+    cdef Py_ssize_t F = a.shape[0]
+    if b.shape[0] != F or out.shape[0] != 3 or out.shape[1] != F + 1:
+        raise ValueError("_feature_steps: a, b of F values, out of shape (3, F + 1)")
+    with nogil:
+        feature_steps(&a[0] if F else NULL, &b[0] if F else NULL, &out[0, 0], F, big)
+
+
+def _max_tests(const wt[:, ::1] tab, const int64_t[::1] offsets,
+               const uchar[::1] categorical, Py_ssize_t n_classes, bint learn,
+               int64_t max_subset):
+    """``optimal._max_tests`` (``max_tests_c``): the candidate tests ``scan_tests`` looks
+    at (valid or not), the room ``depth2_node`` makes for them."""
+    cdef Py_ssize_t F = offsets.shape[0] - 1, room
+    _check_table(tab.shape[0], tab.shape[1], offsets, n_classes, "_max_tests")
+    if categorical.shape[0] < F or max_subset > C_MAX_SUBSET:
+        raise ValueError("_max_tests: a flag per feature, max_subset <= MAX_SUBSET")
+    with nogil:
+        room = max_tests_c(&tab[0, 0] if tab.shape[0] else NULL, &offsets[0], F,
+                           &categorical[0] if F else NULL, n_classes, learn, max_subset)
+    return room
+
+
+def _stable_order(const wt[::1] a, const wt[::1] b, int64_t[::1] out):
+    """``optimal._stable_order`` (``stable_order``): the positions of ``a + b`` from the
+    lowest up, ties in position order, to ``out``."""
+    cdef Py_ssize_t n = out.shape[0]
+    if a.shape[0] != n or b.shape[0] != n:
+        raise ValueError("_stable_order: a, b and out of one length")
+    with nogil:
+        stable_order(&a[0] if n else NULL, &b[0] if n else NULL, &out[0] if n else NULL, n)
+
+
+def _feature_orders(const int64_t[:, ::1] local, const int64_t[::1] offsets,
+                    const int64_t[::1] glob, const int32_t[::1] y, const wt[::1] w, rows_in,
+                    tuple orders):
+    """``optimal._feature_orders`` (``feature_orders``): for each feature g the positions
+    of the node's rows by its code (``orders[0][g]``), and in that order their codes,
+    classes and weights (``orders[1:]``, each (F, n))."""
+    cdef const int64_t[::1] rows = _rows_view(rows_in)
+    cdef Py_ssize_t n = rows.shape[0], F = offsets.shape[0] - 1, n_slots
+    _check_offsets(offsets, glob.shape[0], "_feature_orders")
+    n_slots = offsets[F]
+    _check_local(local, n, F, offsets, n_slots, "_feature_orders")
+    _check_rows(rows, n, y, w.shape[0], 0, "_feature_orders")
+    _check_orders(orders, F, n, 0, "_feature_orders")
+    if n == 0 or F == 0:
+        return
+    cdef int64_t[:, ::1] by_feature = orders[0]
+    cdef int64_t[:, ::1] codes_sorted = orders[1]
+    cdef int64_t[:, ::1] classes_sorted = orders[2]
+    cdef wt[:, ::1] weights_sorted = orders[3]
+    cdef Node nd
+    memset(&nd, 0, sizeof(Node))
+    nd.y = &y[0]
+    nd.w = &w[0]
+    nd.rows = &rows[0]
+    nd.n = n
+    nd.F = F
+    nd.n_slots = n_slots
+    nd.offsets = &offsets[0]
+    nd.glob = &glob[0]
+    nd.local = &local[0, 0]
+    cdef int64_t* start = <int64_t*> _zalloc((n_slots + 1) * sizeof(int64_t))
+    cdef int64_t* fill = <int64_t*> _zalloc((n_slots + 1) * sizeof(int64_t))
+    if start == NULL or fill == NULL:
+        free(start)
+        free(fill)
+        raise MemoryError()
+    with nogil:
+        feature_orders(&nd, start, fill, &by_feature[0, 0], &codes_sorted[0, 0],
+                       &classes_sorted[0, 0], &weights_sorted[0, 0])
+    free(start)
+    free(fill)
+
+
+cdef int _sweep_node(Node* nd, Py_ssize_t F, Py_ssize_t n, Py_ssize_t K, int64_t min_leaf,
+                     const int64_t* by_feature, const int64_t* codes_sorted,
+                     const int64_t* classes_sorted, const void* weights_sorted) except -1:
+    """The fields of a node of sweeps that the sweeps read (``_node_sweeps``'s)."""
+    memset(nd, 0, sizeof(Node))
+    nd.n = n
+    nd.F = F
+    nd.K = K
+    nd.W = K + 1
+    nd.min_leaf = min_leaf
+    nd.by_feature = by_feature
+    nd.codes_sorted = codes_sorted
+    nd.classes_sorted = classes_sorted
+    nd.weights_sorted = weights_sorted
+    nd.sweep = True
+    return 0
+
+
+def _sweep_feature(Py_ssize_t g, const uchar[::1] goes, tuple orders, const wt[:, ::1] tot,
+                   Py_ssize_t n_classes, int64_t min_leaf, wt[::1] e_out, int64_t[::1] c_out,
+                   const wt[::1] limit, const uchar[::1] ties, int64_t[:, ::1] packed):
+    """``optimal._sweep_feature`` (``sweep_feature``): both children's best cut of feature
+    g by one sweep of its sorted rows (``orders`` from ``_feature_orders``; ``goes[i]``:
+    position i goes left; ``tot`` (2, K + 1) the children's totals), capped at ``limit``;
+    ``e_out[s]``, ``c_out[s]`` for child s. ``packed`` (2, n): the sweep's scratch."""
+    cdef Py_ssize_t K = n_classes, F, n
+    if len(orders) != 4:
+        raise ValueError("_sweep_feature: orders is (by_feature, codes, classes, weights)")
+    F, n = np.shape(orders[0])
+    _check_orders(orders, F, n, K if K > 0 else 1, "_sweep_feature")
+    if K < 1 or not 0 <= g < F or goes.shape[0] < n or tot.shape[0] != 2 \
+            or tot.shape[1] != K + 1 or e_out.shape[0] < 2 or c_out.shape[0] < 2 \
+            or limit.shape[0] < 2 or ties.shape[0] < 2 or packed.shape[0] != 2 \
+            or packed.shape[1] != n:
+        raise ValueError("_sweep_feature: inconsistent shapes")
+    cdef const int64_t[:, ::1] o0 = orders[0]
+    cdef const int64_t[:, ::1] o1 = orders[1]
+    cdef const int64_t[:, ::1] o2 = orders[2]
+    cdef const wt[:, ::1] o3 = orders[3]
+    cdef Node nd
+    cdef Scratch sc
+    _sweep_node(&nd, F, n, K, min_leaf, &o0[0, 0] if n else NULL, &o1[0, 0] if n else NULL,
+                &o2[0, 0] if n else NULL, &o3[0, 0] if n else NULL)
+    if scratch_init(&sc, &nd) < 0:
+        raise MemoryError()
+    if n:
+        sc.packed = &packed[0, 0]
+    with nogil:
+        sweep_feature(&nd, g, &goes[0] if n else NULL, &tot[0, 0], &e_out[0], &c_out[0],
+                      &limit[0], &ties[0], &sc)
+    scratch_free(&sc)
+
+
+def _sweep_child_bests(const uchar[::1] goes, tuple orders, const int32_t[::1] y,
+                       const wt[::1] w, rows_in, Py_ssize_t n_classes, int64_t min_leaf,
+                       tuple work, const wt[:, ::1] lb, const int64_t[::1] first,
+                       wt[:, ::1] feat_best):
+    """``optimal._sweep_child_bests`` (``sweep_child_bests``): ``(leaf_l, best_l, leaf_r,
+    best_r)`` of the root test that sends position i left when ``goes[i]``, by sweeps;
+    ``work``'s lvec, rvec get the children's totals, test_l, test_r their best tests;
+    ``lb``, ``feat_best`` (2, F) the per-feature bounds given and found; ``first`` the
+    features swept first (-1: none)."""
+    cdef const int64_t[::1] rows = _rows_view(rows_in)
+    cdef Py_ssize_t n = rows.shape[0], F = lb.shape[1], K = n_classes, s
+    if K < 1:
+        raise ValueError("_sweep_child_bests: n_classes >= 1")
+    _check_orders(orders, F, n, K, "_sweep_child_bests")
+    _check_rows(rows, n, y, w.shape[0], K, "_sweep_child_bests")
+    _check_work(work, K + 1, "_sweep_child_bests")
+    if goes.shape[0] < n or lb.shape[0] != 2 or feat_best.shape[0] != 2 \
+            or feat_best.shape[1] != F or first.shape[0] < 2:
+        raise ValueError("_sweep_child_bests: inconsistent shapes")
+    for s in range(2):
+        if not -1 <= first[s] < F:
+            raise ValueError("_sweep_child_bests: first is a feature or -1")
+    cdef const int64_t[:, ::1] o0 = orders[0]
+    cdef const int64_t[:, ::1] o1 = orders[1]
+    cdef const int64_t[:, ::1] o2 = orders[2]
+    cdef const wt[:, ::1] o3 = orders[3]
+    cdef wt[::1] lvec = work[0]
+    cdef wt[::1] rvec = work[1]
+    cdef int64_t[:, ::1] test_l = work[2]
+    cdef int64_t[:, ::1] test_r = work[3]
+    cdef bint some = n > 0 and F > 0
+    cdef Node nd
+    cdef Scratch sc
+    cdef wt four[4]
+    _sweep_node(&nd, F, n, K, min_leaf, &o0[0, 0] if some else NULL,
+                &o1[0, 0] if some else NULL, &o2[0, 0] if some else NULL,
+                &o3[0, 0] if some else NULL)
+    nd.y = &y[0] if y.shape[0] else NULL
+    nd.w = &w[0] if w.shape[0] else NULL
+    nd.rows = &rows[0] if n else NULL
+    if scratch_init(&sc, &nd) < 0:
+        raise MemoryError()
+    sc.lvec = &lvec[0]
+    sc.rvec = &rvec[0]
+    sc.test_l = &test_l[0, 0]
+    sc.test_r = &test_r[0, 0]
+    with nogil:
+        sweep_child_bests(&nd, &goes[0] if n else NULL, &sc, &lb[0, 0] if F else NULL,
+                          &first[0], &feat_best[0, 0] if F else NULL, four)
+    scratch_free(&sc)
+    return four[0], four[1], four[2], four[3]
+
+
+def _side_tables(const wt[:, ::1] table, const int64_t[:, ::1] local,
+                 const uchar[::1] rows_left, Py_ssize_t n_rows, Py_ssize_t n_classes,
+                 const int32_t[::1] y, const wt[::1] w, rows_in, wt[:, ::1] left,
+                 wt[:, ::1] right):
+    """``optimal._side_tables`` (``side_tables``): the left and right class tables of a
+    node split, ``rows_left[i]`` flagging row ``rows[i]`` (i < n_rows) left."""
+    cdef const int64_t[::1] rows = _rows_view(rows_in)
+    cdef Py_ssize_t n_slots = table.shape[0], F = local.shape[1], K = n_classes
+    if K < 1 or table.shape[1] != K + 1 or left.shape[0] != n_slots \
+            or left.shape[1] != K + 1 or right.shape[0] != n_slots \
+            or right.shape[1] != K + 1 or rows_left.shape[0] < n_rows:
+        raise ValueError("_side_tables: inconsistent shapes")
+    _check_rows(rows, n_rows, y, w.shape[0], K, "_side_tables")
+    _check_local(local, n_rows, F, None, n_slots, "_side_tables")
+    if n_slots == 0:
+        return
+    cdef Node nd
+    memset(&nd, 0, sizeof(Node))
+    nd.table = &table[0, 0]
+    nd.n_slots = n_slots
+    nd.K = K
+    nd.W = K + 1
+    nd.F = F
+    nd.n = n_rows
+    nd.y = &y[0] if y.shape[0] else NULL
+    nd.w = &w[0] if w.shape[0] else NULL
+    nd.rows = &rows[0] if rows.shape[0] else NULL
+    nd.local = &local[0, 0] if local.shape[0] and F else NULL
+    with nogil:
+        side_tables(&nd, &rows_left[0] if n_rows else NULL, &left[0, 0], &right[0, 0])
+
+
+def _child_bests(const wt[:, ::1] left, const wt[:, ::1] right, const wt[::1] total,
+                 const int64_t[::1] offsets, const int64_t[::1] glob,
+                 const uchar[::1] categorical, Py_ssize_t n_classes, bint learn,
+                 int64_t max_subset, int64_t min_leaf, tuple work):
+    """``optimal._child_bests`` (``child_bests``): ``(leaf_l, d1_l, leaf_r, d1_r)`` of the
+    children of a root test from their class tables (``total`` the node's totals);
+    ``work``'s lvec, rvec get the children's totals, test_l, test_r their best tests."""
+    cdef Py_ssize_t n_slots = left.shape[0], F = offsets.shape[0] - 1, K = n_classes
+    _check_table(n_slots, left.shape[1], offsets, K, "_child_bests")
+    _check_work(work, K + 1, "_child_bests")
+    if F < 1 or right.shape[0] != n_slots or right.shape[1] != K + 1 \
+            or total.shape[0] < K + 1 or glob.shape[0] < offsets[F] \
+            or categorical.shape[0] < F or max_subset > C_MAX_SUBSET:
+        raise ValueError("_child_bests: inconsistent shapes (or max_subset > MAX_SUBSET)")
+    cdef wt[::1] lvec = work[0]
+    cdef wt[::1] rvec = work[1]
+    cdef int64_t[:, ::1] test_l = work[2]
+    cdef int64_t[:, ::1] test_r = work[3]
+    cdef Node nd
+    cdef Scratch sc
+    cdef wt four[4]
+    memset(&nd, 0, sizeof(Node))
+    nd.K = K
+    nd.W = K + 1
+    nd.F = F
+    nd.categorical = &categorical[0]
+    nd.learn = learn
+    nd.max_subset = max_subset
+    nd.min_leaf = min_leaf
+    nd.n_slots = n_slots
+    nd.offsets = &offsets[0]
+    nd.glob = &glob[0]
+    nd.total = &total[0]
+    if scratch_init(&sc, &nd) < 0:
+        raise MemoryError()
+    sc.lvec = &lvec[0]
+    sc.rvec = &rvec[0]
+    sc.test_l = &test_l[0, 0]
+    sc.test_r = &test_r[0, 0]
+    with nogil:
+        child_bests(&nd, &left[0, 0], &right[0, 0], &sc, four)
+    scratch_free(&sc)
+    return four[0], four[1], four[2], four[3]

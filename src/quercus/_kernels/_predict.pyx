@@ -32,8 +32,6 @@ from quercus._kernels._common cimport WEIGHTED as K_WEIGHTED
 
 import numpy as np
 
-REPLACES = ("predict", "predict_numeric", "predict_surrogate")
-
 cdef enum:
     # fewer rows than this descend in the calling thread: starting OpenMP's threads costs
     # more (a few microseconds) than such a descent; either way each row writes only its

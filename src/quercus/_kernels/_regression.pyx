@@ -53,8 +53,6 @@ cdef extern from *:
     """
     void keep_branch "QUERCUS_KEEP_BRANCH" () noexcept nogil
 
-REPLACES = ("split_regression", "split_absolute", "split_poisson")
-
 SQUARED_ERROR = 0
 POISSON = 1
 EPSILON = float(np.finfo(np.float64).eps)

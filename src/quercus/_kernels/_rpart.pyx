@@ -32,8 +32,6 @@ import sys
 
 import numpy as np
 
-REPLACES = ("rpart_split", "rpart_fold", "rpart_anova")
-
 #: How far below the best improve (relative to the node's size) a category set's estimate
 #: must fall to be skipped: rounding moves the two formulas apart by ~1e-15 relative.
 SCREEN_MARGIN = 1e-9

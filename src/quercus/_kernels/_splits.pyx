@@ -45,9 +45,6 @@ from quercus._kernels._common cimport stable_argsort as _stable_argsort
 
 import numpy as np
 
-REPLACES = ("impurity", "class_counts", "finite", "partition", "split_numeric",
-            "split_categorical", "split_random", "radix_sort", "binning")
-
 GINI = 0
 ENTROPY = 1
 #: Consecutive sorted values closer than this are treated as equal (no cut between them),

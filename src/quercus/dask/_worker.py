@@ -14,13 +14,10 @@ import threading
 
 import numpy as np
 
-from .._kernel_path import kernels
+from .._kernels._hist import add_limb_counts
+from .._kernels._splits import add_class_counts, advance_slots, descend
 from ..missing_counts import binned_missing_counts
 from ._scan import encode
-
-add_class_counts, advance_slots, descend = kernels(
-    "class_counts", "add_class_counts", "advance_slots", "descend")
-add_limb_counts = kernels("exact_sums", "add_limb_counts")
 
 # (fit id, partition index) -> (level, int32 row -> slot array); slot -1: row settled
 _SLOTS: dict = {}

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from quercus._kernel_path import forced_mode, kernels, running_pure
+from quercus._kernels._splits import count_nonfinite_rows
 from quercus.data.frames import (
     ALWAYS_MISSING,
     DEFAULT_NA_TOKENS,
@@ -37,7 +37,6 @@ from quercus.data.frames import (
 )
 from quercus.errors import DataError, ModelFileError
 
-count_nonfinite_rows = kernels("finite", "count_nonfinite_rows")
 PARALLEL_CHECK_VALUES = 1 << 18  # values from which the infinity check runs in parallel
 
 
@@ -393,8 +392,7 @@ class Schema:
         if encoded.size == 0:
             return False
         if (encoded.size >= PARALLEL_CHECK_VALUES and encoded.ndim == 2
-                and encoded.dtype in (np.float32, np.float64) and encoded.flags.c_contiguous
-                and forced_mode() != "pure" and not running_pure()):
+                and encoded.dtype in (np.float32, np.float64) and encoded.flags.c_contiguous):
             n_infinite, n_missing = count_nonfinite_rows(encoded)
             if n_infinite == 0:
                 return bool(n_missing)

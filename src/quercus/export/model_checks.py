@@ -1,6 +1,6 @@
 """Checks of a tree read from a model file against its schema: every index in range.
 
-Prediction (numba kernels, which do not check bounds) and the exporters index the tree's
+Prediction (compiled kernels, which do not check bounds) and the exporters index the tree's
 arrays with the tree's own numbers, so a loaded tree must be checked before it is used.
 ``check_tree`` raises ``TreeArrayError`` naming the array and the node; the loader adds the
 file's name. The checks hold for every learner's trees (CART exact and hist, ID3, C4.5 and

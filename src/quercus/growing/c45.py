@@ -1,7 +1,7 @@
 """Growing C4.5 trees (release 8, as J48): multiway nominal splits, numeric thresholds,
 fractional rows for missing values.
 
-The growing loop runs in numba (``_kernels.c45_grow``) over a node store of typed lists;
+The growing loop is compiled (``_kernels/_c45.pyx``) and works on a node store of its own;
 pessimistic pruning works on that store too, and ``store_to_tree`` lays the result out as
 the flat arrays every algorithm shares. ``C45Node`` objects remain for ID3 and J48's
 reduced-error pruning (``store_to_nodes``), which are Python."""
@@ -14,19 +14,29 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._kernel_path import kernels
+from .._kernels._c45 import (
+    PARALLEL_MIN_WORK,
+    SortedColumns,
+    add_node,
+    attach,
+    detach,
+    entry_sizes,
+    flatten,
+    frontier_size,
+    grow_largest_first,
+    grow_nodes,
+    new_frontier,
+    new_store,
+    node_arrays,
+    push,
+    set_empty,
+    split_rows,
+    store_scalars,
+)
+from .._kernels._openmp import max_threads as kernel_threads
 from ..splitting.c45 import AttributeInfo
 from ..splitting.c45_binary import binary_category_map
 from ..tree import CATEGORICAL, LEAF, NUMERIC, Tree, TreeRecorder
-
-PARALLEL_MIN_WORK, SortedColumns, split_rows = kernels(
-    "c45", "PARALLEL_MIN_WORK", "SortedColumns", "split_rows")
-entry_sizes, grow_largest_first, grow_nodes, push = kernels(
-    "c45_grow", "entry_sizes", "grow_largest_first", "grow_nodes", "push")
-(add_node, attach, detach, flatten, frontier_size, new_frontier, new_store, node_arrays,
- set_empty, store_scalars) = kernels(
-    "c45_store", "add_node", "attach", "detach", "flatten", "frontier_size", "new_frontier",
-    "new_store", "node_arrays", "set_empty", "store_scalars")
 
 WEIGHTED = -1  # missing_branch of a node whose missing values go down every branch
 NO_MAP = np.zeros(0, dtype=np.int64)  # split_rows: a multiway split's branch is the code
@@ -74,18 +84,6 @@ def route(X, node: C45Node, rows, weights):
     cmap = NO_MAP if node.category_map is None else node.category_map
     return split_rows(X, rows, weights, node.feature, node.kind == NUMERIC, node.threshold,
                       len(node.children), cmap)
-
-
-def kernel_threads() -> int:
-    """Threads the C4.5 kernels' parallel loops use: OpenMP's for the compiled (Cython)
-    kernels, numba's for the numba ones."""
-    if getattr(grow_nodes, "__module__", None) == "quercus._kernels._c45":
-        from .._kernels._openmp import max_threads
-
-        return max_threads()
-    import numba
-
-    return numba.get_num_threads()
 
 
 def _distinct_values(X, X_full, columns, numeric_features):

@@ -13,23 +13,29 @@ is below ``bound``, and otherwise proves that none is, caching either fact by ro
 
 from __future__ import annotations
 
-import contextlib
 import heapq
-import sys
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._kernel_path import kernels
+from .._kernels._openmp import max_threads
+from .._kernels._optimal import (
+    KNOWN,
+    NO_FEATURE,
+    ORDERED,
+    TEST_WIDTH,
+    binary_features,
+    depth2_node,
+    depth2_tests,
+    node_tests,
+    rehash,
+    solve_depth2_binary,
+    solve_depth3_binary,
+    split_rows,
+    weight_outside,
+)
 from ..splitting.optimal_codes import FeatureCodes
-
-(KNOWN, NO_FEATURE, ORDERED, TEST_WIDTH, depth2_node, depth2_tests, node_tests, split_rows,
- weight_outside) = kernels("optimal", "KNOWN", "NO_FEATURE", "ORDERED", "TEST_WIDTH", "depth2_node",
-                           "depth2_tests", "node_tests", "split_rows", "weight_outside")
-binary_features, solve_depth2_binary = kernels("optimal_pairs", "binary_features",
-                                               "solve_depth2_binary")
-rehash, solve_depth3_binary = kernels("optimal_deep", "rehash", "solve_depth3_binary")
 
 SIMILAR_KEPT = 2  # solved row sets kept per (depth, budget) for the similarity bound
 PROBE_CUTS = 4  # cuts probed for a tree at a depth >= 4 node's lower bound (probe)
@@ -99,7 +105,6 @@ class Search:
     n_classes: int
     options: OptimalOptions
     deadline: float = np.inf
-    interrupt: object = None  # None, or a check called with the clock's (may raise)
     stats: SearchStats = field(default_factory=SearchStats)
 
     def __post_init__(self):
@@ -146,8 +151,6 @@ class Search:
     def check_time(self) -> None:
         if time.perf_counter() >= self.deadline:
             raise TimeUp
-        if self.interrupt is not None:
-            self.interrupt()
 
     def small(self, rows: np.ndarray, depth: int, budget: int, bound=np.inf):
         """Optimum at depth <= 2 (or budget <= 2) by the kernel, penalised: ``(cost, tree)``
@@ -174,13 +177,11 @@ class Search:
                                cap3, self._error, self._tests)
         while not binary:  # root tests in pieces: the time limit is checked in between
             began = time.perf_counter()
-            with _one_block_at_a_time(self.threads):
-                n_tests, first = depth2_tests(node, self.codes, self.y, self.w, rows,
-                                              self.fc.categorical, self.n_classes,
-                                              self.learn, self.max_subset,
-                                              self.options.min_samples_leaf, first,
-                                              first + chunk, self.threads, self._error,
-                                              self._tests)
+            n_tests, first = depth2_tests(node, self.codes, self.y, self.w, rows,
+                                          self.fc.categorical, self.n_classes, self.learn,
+                                          self.max_subset, self.options.min_samples_leaf,
+                                          first, first + chunk, self.threads, self._error,
+                                          self._tests)
             if first >= n_tests:
                 break
             self.check_time()
@@ -645,29 +646,10 @@ class Search:
         return cost_a + cost_b + alpha, trees
 
 
-#: the kernels are the compiled (Cython) module's, whose threads are OpenMP's
-_OPENMP_KERNELS = getattr(depth2_tests, "__module__", None) == "quercus._kernels._optimal"
-
-
 def _threads() -> np.int64:
-    """The threads the depth-2 solver may share a node's interval blocks among: OpenMP's
-    for the compiled (Cython) kernels; numba's, but 1 while numba is not loaded (the pure
-    kernels take the blocks in turn best). The trees are the same either way."""
-    if _OPENMP_KERNELS:
-        from .._kernels._openmp import max_threads
-
-        return np.int64(max_threads())
-    numba = sys.modules.get("numba")
-    return np.int64(numba.get_num_threads() if numba is not None else 1)
-
-
-def _one_block_at_a_time(threads):
-    """numba's parallel chunk size 1 while the threads share a node's interval blocks, so
-    that a thread held up holds up one block, not half of them (the compiled kernels hand
-    out their blocks one at a time themselves)."""
-    if threads <= 1 or _OPENMP_KERNELS:
-        return contextlib.nullcontext()
-    return sys.modules["numba"].parallel_chunksize(1)
+    """The threads (OpenMP's) the depth-2 solver may share a node's interval blocks among;
+    the trees are the same on any number."""
+    return np.int64(max_threads())
 
 
 def _grown(array: np.ndarray, size: int, used: int) -> np.ndarray:

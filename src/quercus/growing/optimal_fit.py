@@ -9,13 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._kernel_path import kernels
+from .._kernels._optimal import KNOWN, MAX_SUBSET, ORDERED, SUBSET, TEST_WIDTH, split_rows
 from ..splitting.optimal_codes import FeatureCodes, encode_rows, to_flat_split
 from ..tree import CATEGORICAL, LEAF, Tree, TreeRecorder
 from .optimal import OptimalOptions, Search, SearchNode, TimeUp, run_search
-
-KNOWN, MAX_SUBSET, ORDERED, SUBSET, TEST_WIDTH, split_rows = kernels(
-    "optimal", "KNOWN", "MAX_SUBSET", "ORDERED", "SUBSET", "TEST_WIDTH", "split_rows")
 
 # the search stops this long before the time limit to unwind and build the tree
 TIME_MARGIN = 0.03
@@ -164,14 +161,13 @@ def _to_flat(tree: SearchNode, search: Search, rows: np.ndarray, missing: str) -
 
 def fit_optimal_tree(X, y, sample_weight, categorical_mask, n_categories, n_classes: int,
                      options: OptimalOptions, cart: Callable[[], Tree] | None = None,
-                     started: float | None = None, interrupt: Callable[[], None] | None = None):
+                     started: float | None = None):
     """The optimal tree of the rows with a known class and positive weight.
 
     ``cart``: None, or a function returning a greedy CART tree of the same depth, called
     when the search stops before its proof: its tree is returned when its splits are in
     the family and it is better; ``started``: the ``time.perf_counter()`` the time limit
-    counts from; ``interrupt``: None, or a check the search calls now and then (it may
-    raise, ending the search: ``_kernel_path.pure_interrupt``).
+    counts from.
     Returns ``(Tree, OptimalResult)``.
     """
     start = time.perf_counter() if started is None else started
@@ -185,7 +181,7 @@ def fit_optimal_tree(X, y, sample_weight, categorical_mask, n_categories, n_clas
     deadline = np.inf
     if options.time_limit is not None:
         deadline = start + options.time_limit - TIME_MARGIN
-    search = Search(fc, y, w, n_classes, options, deadline=deadline, interrupt=interrupt)
+    search = Search(fc, y, w, n_classes, options, deadline=deadline)
     rows = np.arange(y.shape[0], dtype=np.int64)
     full = (1 << options.max_depth) - 1
     budget = full if options.max_splits is None else min(options.max_splits, full)

@@ -15,7 +15,7 @@ import dataclasses
 
 import numpy as np
 
-from quercus._kernel_path import kernels
+from quercus._kernels._rpart import anova_best_splits, cv_walk
 from quercus.growing.rpart import prune_rpart, sorted_orders
 from quercus.growing.rpart_cv import thresholds
 from quercus.growing.rpart_grow import (
@@ -33,9 +33,6 @@ from quercus.pruning.cp_table import make_cp_table
 from quercus.rpart_records import RpartFit
 
 __all__ = ["fit_rpart_anova", "prune_rpart_anova"]
-
-anova_best_splits = kernels("rpart_anova", "anova_best_splits")
-cv_walk = kernels("rpart_split", "cv_walk")
 
 
 @dataclasses.dataclass

@@ -1,8 +1,8 @@
 """rpart's cross-validated cp table: regrow per fold, walk the held-out rows (spec section 5).
 
 Each fold's tree is grown on the other folds' rows with the full data's class weights and
-the complexity threshold scaled by the training weight share, in one numba call
-(``_kernels/rpart_fold.py``, the same growth as ``growing/rpart_grow.Grower``). Held-out rows walk it once per
+the complexity threshold scaled by the training weight share, in one compiled call
+(``grow_fold`` in ``_kernels/_rpart.pyx``, the same growth as ``growing/rpart_grow.Grower``). Held-out rows walk it once per
 cp-table threshold. Unlike rpart 4.1.19, the error charged is the textbook loss
 L(true, predicted), and a row that cannot move down (usesurrogate 0/1) gets the class of the
 node where it stopped (rpart's ``xpred.rpart`` does the same; its xerror does not).
@@ -14,10 +14,7 @@ import numpy as np
 
 from quercus.growing.rpart_grow import CRITERIA, CategoricalScratch
 
-from .._kernel_path import kernels
-
-fold_segments, grow_fold = kernels("rpart_fold", "fold_segments", "grow_fold")
-cv_walk = kernels("rpart_split", "cv_walk")
+from .._kernels._rpart import cv_walk, fold_segments, grow_fold
 
 
 def thresholds(cps):
@@ -30,7 +27,7 @@ def thresholds(cps):
 
 
 class FastGrower:
-    """Grows trees with the numba kernel (``_kernels/rpart_fold.grow_fold``) on subsets of
+    """Grows trees with the compiled kernel (``_kernels/_rpart.pyx``'s ``grow_fold``) on subsets of
     the rows: the cross-validation folds, and a first pass over the full data that tells
     the record-keeping Python grower which nodes end up split."""
 

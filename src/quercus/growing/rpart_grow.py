@@ -5,7 +5,7 @@ risk (priors and loss) for classes and complexities, rpart's bounds and child re
 for node complexity, surrogates with usesurrogate 0/1/2, and the records of the result.
 
 Two growers follow the same rules: this Python one, which keeps every record (competitors,
-surrogate counts, each row's node), and the numba kernel ``_kernels/rpart_fold.grow_fold``
+surrogate counts, each row's node), and the compiled kernel ``grow_fold`` (``_kernels/_rpart.pyx``)
 (driven by ``growing/rpart_cv.FastGrower``), which keeps only what routing needs. A fit
 grows the full data with the kernel first, then re-walks here only the nodes it kept
 (``guide``); the cross-validation folds use the kernel alone. Without a guide this grower
@@ -20,10 +20,7 @@ import numpy as np
 
 from quercus.rpart_records import FRAME_COLUMNS, SplitRecord
 
-from .._kernel_path import kernels
-
-node_best_splits, node_surrogates, partition_segments, route_rows = kernels(
-    "rpart_split", "node_best_splits", "node_surrogates", "partition_segments", "route_rows")
+from .._kernels._rpart import node_best_splits, node_surrogates, partition_segments, route_rows
 
 #: Improvements within this relative distance rank as equal (formula order) where Quercus's
 #: arithmetic is not known to be rpart's own (see ``tie_tolerance``).
@@ -233,7 +230,7 @@ class Grower:
         self.where = np.full(X.shape[0], -1, dtype=np.int64) if where is None else where
         self.max_number = 2 ** control.max_depth - 1
         # guide: {node number: (split kept, raw complexity)} from a growth of the same rows
-        # by the numba kernel; the nodes it discarded are then not grown again here
+        # by the compiled kernel; the nodes it discarded are then not grown again here
         self.guide = guide
 
     # -- node summaries ---------------------------------------------------------------

@@ -9,22 +9,18 @@ pruning), so the grid costs folds x leaf sizes growths, not folds x grid size.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from .._kernel_path import kernels, running_pure
+from .._kernels._c45 import PARALLEL_MIN_WORK, copy_store
+from .._kernels._openmp import limited
 from ..growing.c45 import kernel_threads
 from ..learners import Settings, grow_c45_collapsed, prune_c45
 from ..tree import Tree
-
-PARALLEL_MIN_WORK = kernels("c45", "PARALLEL_MIN_WORK")
-copy_store = kernels("c45_store", "copy_store")
 
 __all__ = ["CONFIDENCE_GRID", "MIN_SAMPLES_LEAF_GRID", "N_FOLDS", "C45Selection",
            "chosen_settings", "search_for", "select_c45_pruning", "stratified_folds"]
@@ -89,37 +85,10 @@ def _all_threads() -> int:
 
 @contextmanager
 def _threads(n_threads: int):
-    """Run the block on at most ``n_threads`` threads (waking threads for a small kernel
-    call costs more than the call: ~10 ms against 0.05 ms for 200 rows): OpenMP's for the
-    compiled C4.5 kernels, and numba's too where numba kernels run (loaded already, or the
-    C4.5 kernels are numba's); the pure copy of the kernels has no threads to set."""
-    if running_pure():
+    """Run the block on at most ``n_threads`` of OpenMP's threads (waking threads for a small
+    kernel call costs more than the call: ~10 ms against 0.05 ms for 200 rows)."""
+    with limited(n_threads):
         yield
-        return
-    with contextlib.ExitStack() as stack:
-        if _compiled_c45():
-            from .._kernels._openmp import limited
-
-            stack.enter_context(limited(n_threads))
-        if not _compiled_c45() or "numba" in sys.modules:
-            stack.enter_context(_numba_threads(n_threads))
-        yield
-
-
-def _compiled_c45() -> bool:
-    return getattr(copy_store, "__module__", None) == "quercus._kernels._c45"
-
-
-@contextmanager
-def _numba_threads(n_threads: int):
-    import numba
-
-    before = numba.get_num_threads()
-    numba.set_num_threads(max(1, min(n_threads, before)))
-    try:
-        yield
-    finally:
-        numba.set_num_threads(before)
 
 
 def _accuracy(tree: Tree, X, y, weights, tie_rtol: float) -> float:

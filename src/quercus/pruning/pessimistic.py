@@ -1,5 +1,5 @@
 """C4.5's pruning (docs/c45.md, spec steps 24-28): collapse, then pessimistic-error pruning
-with subtree raising, on the grower's node store (the loops are ``_kernels.c45_prune``)."""
+with subtree raising, on the grower's node store (the loops are in ``_kernels/_c45.pyx``)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .._kernel_path import kernel_module
-
-c45_prune = kernel_module("c45_prune")
+from .._kernels import _c45 as c45_prune
 
 
 def _z(confidence: float) -> float:

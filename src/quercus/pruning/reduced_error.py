@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._kernel_path import kernels
+from .._kernels._c45 import SMALL
 from ..data.java_random import JavaRandom, shuffle
 from ..growing.c45 import C45Node, route
-
-SMALL = kernels("c45", "SMALL")
 
 
 def group_by_class(y: np.ndarray) -> list[int]:

@@ -1,1 +1,1 @@
-"""Split search: find the best split of one node (orchestration over numba kernels)."""
+"""Split search: find the best split of one node (orchestration over the compiled kernels)."""

@@ -1,5 +1,5 @@
 """What C4.5's split choice knows of the features (docs/c45.md, spec steps 7-16); the
-choice itself runs in numba, in ``_kernels.c45_grow``."""
+choice itself is compiled, in ``_kernels/_c45.pyx``."""
 
 from __future__ import annotations
 

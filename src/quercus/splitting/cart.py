@@ -11,19 +11,25 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._kernel_path import kernels
+from .._kernels._splits import (
+    ENTROPY,
+    FEATURE_THRESHOLD,
+    GINI,
+    PARALLEL_MIN_WORK,
+    best_numeric_splits,
+    best_numeric_splits_serial,
+    best_subset_split,
+    category_class_weights,
+    impurity_of,
+    node_class_weights,
+    partition_orders,
+    partition_orders_serial,
+    random_numeric_splits,
+    route_categorical,
+    route_numeric,
+)
 from ..tree import CATEGORICAL, NUMERIC
 
-ENTROPY, GINI, impurity_of, node_class_weights = kernels(
-    "impurity", "ENTROPY", "GINI", "impurity_of", "node_class_weights")
-(PARALLEL_MIN_WORK, partition_orders, partition_orders_serial, route_categorical,
- route_numeric) = kernels("partition", "PARALLEL_MIN_WORK", "partition_orders",
-                          "partition_orders_serial", "route_categorical", "route_numeric")
-best_subset_split, category_class_weights = kernels(
-    "split_categorical", "best_subset_split", "category_class_weights")
-FEATURE_THRESHOLD, best_numeric_splits, best_numeric_splits_serial = kernels(
-    "split_numeric", "FEATURE_THRESHOLD", "best_numeric_splits", "best_numeric_splits_serial")
-random_numeric_splits = kernels("split_random", "random_numeric_splits")
 
 def threaded(start: int, end: int, n_features: int) -> bool:
     """Whether a node's per-feature kernels take threads: nodes of at least

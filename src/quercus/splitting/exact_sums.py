@@ -22,12 +22,8 @@ from functools import cached_property
 
 import numpy as np
 
-from .._kernel_path import kernels
+from .._kernels._hist import MAX_DIGIT, round_sums, to_limbs, value_range
 from ..errors import DataError
-
-round_sums, to_limbs, value_range = kernels("exact_sums", "round_sums", "to_limbs",
-                                            "value_range")
-MAX_DIGIT = kernels("exact_sums", "MAX_DIGIT")
 
 #: Limbs per quantity at most: a range of at least 2**(32 * 16) between the lowest set bit
 #: and the largest |w * y * y|; wider targets are refused (``DataError``).

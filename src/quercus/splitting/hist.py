@@ -9,18 +9,12 @@ from functools import cached_property
 
 import numpy as np
 
-from .. import _kernel_path
-from .._kernel_path import kernels
+from .._kernels._hist import fill_histograms, grow_subtree, partition_by_bin, scan_histograms
+from .._kernels._openmp import max_threads as kernel_threads
+from .._kernels._splits import best_subset_split
 from ..binning import BinMapper
 from ..tree import CATEGORICAL, LEAF, NUMERIC, Tree
 from .cart import Split, SplitterBase
-
-fill_histograms, partition_by_bin, scan_histograms = kernels(
-    "histogram", "fill_histograms", "partition_by_bin", "scan_histograms")
-best_subset_split = kernels("split_categorical", "best_subset_split")
-grow_subtree = kernels("hist_grow", "grow_subtree")
-# the fills (here and in hist_regression.py) are the Cython module's (issue 39)
-_CYTHON_KERNELS = getattr(fill_histograms, "__module__", None) == "quercus._kernels._hist"
 
 # From this many (rows x features) a node's histograms are filled on every thread, a block
 # of features each (a parallel region costs more than a smaller node's whole fill).
@@ -38,29 +32,6 @@ class _Siblings:
     parent: tuple
     small: tuple  # (start, end) of the child with fewer rows
     small_hist: tuple | None = None
-
-
-def growth_kernels_ready() -> bool:
-    """Whether growing segments whole costs no compiling now: the pure copy runs, a copy is
-    forced (``QUERCUS_KERNELS``), or numba's cache holds the hist family's kernels. Else
-    (a first run) the Python builder grows the tree on kernels that compile in a few
-    seconds, while the background warm-up (``_warmup``) compiles the whole-segment ones
-    (several more) for the next fit."""
-    if _kernel_path.running_pure() or _kernel_path.forced_mode() != "auto":
-        return True
-    return _kernel_path.cached("hist")
-
-
-def kernel_threads() -> int:
-    """Threads the histogram fills' parallel loops use (their blocks of features): OpenMP's
-    for the compiled (Cython) kernels, numba's for the numba ones."""
-    if _CYTHON_KERNELS:
-        from .._kernels._openmp import max_threads
-
-        return max_threads()
-    import numba  # only nodes big enough for threads, which run compiled
-
-    return numba.get_num_threads()
 
 
 def per_class_factors(y: np.ndarray, weights: np.ndarray, n_classes: int) -> np.ndarray | None:
@@ -188,12 +159,11 @@ class HistSplitter(SplitterBase):
     def grows_natively(self) -> bool:
         """Whether segments may grow whole in compiled code (``grow_segment``): this class
         itself, weights per class (summed in class order: unit factors or fewer than 8
-        classes), numeric features only, no feature sampling, no monotonic constraints,
-        and the kernels ready (``growth_kernels_ready``)."""
+        classes), numeric features only, no feature sampling, no monotonic constraints."""
         return (type(self) is HistSplitter and self.class_factor is not None
                 and (self._unit_factors or self.n_classes < 8)
                 and self.max_features is None and self.monotonic_cst is None
-                and not self.categorical_mask.any() and growth_kernels_ready())
+                and not self.categorical_mask.any())
 
     def grows_whole(self, start: int, end: int) -> bool:
         """Whether the segment grows whole in one compiled call: ``grows_natively`` and

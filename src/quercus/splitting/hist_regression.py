@@ -26,16 +26,16 @@ from functools import cached_property
 
 import numpy as np
 
-from .._kernel_path import kernels
+from .._kernels._hist import (
+    fill_ordered_histograms,
+    grow_sum_subtree,
+    partition_ordered,
+    scan_sum_histograms,
+)
+from .._kernels._regression import best_mean_ordered_split
 from .exact_sums import SumLayout, layout_of
-from .hist import HistSplitter, _Siblings, growth_kernels_ready, kernel_threads
+from .hist import HistSplitter, _Siblings, kernel_threads
 from .regression import RegressionNodes, class_free_options
-
-scan_sum_histograms = kernels("histogram_regression", "scan_sum_histograms")
-fill_ordered_histograms, partition_ordered = kernels(
-    "exact_sums", "fill_ordered_histograms", "partition_ordered")
-best_mean_ordered_split = kernels("split_regression", "best_mean_ordered_split")
-grow_sum_subtree = kernels("hist_grow", "grow_sum_subtree")
 
 # From this many (rows x features) a node's histograms are filled on every thread, a block
 # of features each (a parallel region costs more than a smaller node's whole fill).
@@ -99,7 +99,7 @@ class RegressionHistSplitter(RegressionNodes, HistSplitter):
     @staticmethod
     def impurity(sums) -> float:
         """``squared_error`` of the sums, in Python floats (the same IEEE operations as
-        the kernel: no call into numba for each of a fit's nodes and children)."""
+        the kernel: no kernel call for each of a fit's nodes and children)."""
         w, s, q = float(sums[0]), float(sums[1]), float(sums[2])
         if w <= 0.0:
             return 0.0
@@ -113,9 +113,8 @@ class RegressionHistSplitter(RegressionNodes, HistSplitter):
     @cached_property
     def grows_natively(self) -> bool:
         """Whether segments may grow whole in compiled code (``grow_segment``): this class
-        itself, numeric features only, the kernels ready (``growth_kernels_ready``)."""
-        return (type(self) is RegressionHistSplitter and not self.categorical_mask.any()
-                and growth_kernels_ready())
+        itself, numeric features only."""
+        return type(self) is RegressionHistSplitter and not self.categorical_mask.any()
 
     def grow_segment(self, start: int, end: int, depth: int, weights: np.ndarray, rules,
                      total_weight: float):

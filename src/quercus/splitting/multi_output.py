@@ -12,12 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._kernel_path import kernels
+from .._kernels._splits import ENTROPY, FEATURE_THRESHOLD, impurity_of
 from ..tree import NUMERIC
 from .cart import CartSplitter, Split
-
-ENTROPY, impurity_of = kernels("impurity", "ENTROPY", "impurity_of")
-FEATURE_THRESHOLD = kernels("split_numeric", "FEATURE_THRESHOLD")
 
 
 def _midpoint(low: float, high: float) -> float:

@@ -15,11 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._kernel_path import kernels
+from .._kernels._optimal import KNOWN, ORDERED
+from .._kernels._splits import _midpoint
 from ..tree import CATEGORICAL, NUMERIC
-
-KNOWN, ORDERED = kernels("optimal", "KNOWN", "ORDERED")
-_midpoint = kernels("split_numeric", "_midpoint")
 
 
 @dataclass

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._kernel_path import kernels
+from .._kernels._regression import (
+    best_mean_ordered_split,
+    best_regression_splits,
+    best_regression_splits_serial,
+    category_sums,
+    node_sums,
+    squared_error,
+)
 from ..tree import CATEGORICAL, NUMERIC
 from .cart import CartSplitter, Split, threaded
-
-(best_mean_ordered_split, best_regression_splits, best_regression_splits_serial,
- category_sums, node_sums, squared_error) = kernels(
-    "split_regression", "best_mean_ordered_split", "best_regression_splits",
-    "best_regression_splits_serial", "category_sums", "node_sums", "squared_error")
 
 #: friedman_mse is another name of squared_error, as in scikit-learn 1.9: Friedman's
 #: improvement w_l * w_r / (w_l + w_r) * (mean_l - mean_r)**2 is a cut's decrease of the

@@ -10,20 +10,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._kernel_path import kernels
+from .._kernels._regression import (
+    POISSON,
+    best_absolute_splits,
+    best_absolute_splits_serial,
+    best_absolute_subset_split,
+    best_poisson_subset_split,
+    best_regression_splits,
+    best_regression_splits_serial,
+    node_absolute_stats,
+    node_poisson_stats,
+    node_ranks,
+)
 from ..errors import DataError
 from ..tree import CATEGORICAL
 from .cart import Split, threaded
 from .regression import RegressionSplitter
-
-(best_absolute_splits, best_absolute_splits_serial, best_absolute_subset_split,
- node_absolute_stats, node_ranks) = kernels(
-    "split_absolute", "best_absolute_splits", "best_absolute_splits_serial",
-    "best_absolute_subset_split", "node_absolute_stats", "node_ranks")
-best_poisson_subset_split, node_poisson_stats = kernels(
-    "split_poisson", "best_poisson_subset_split", "node_poisson_stats")
-POISSON, best_regression_splits, best_regression_splits_serial = kernels(
-    "split_regression", "POISSON", "best_regression_splits", "best_regression_splits_serial")
 
 
 class AbsoluteErrorSplitter(RegressionSplitter):
