@@ -4,8 +4,9 @@ cells missing, a noisy label).
 
 Usage: python benchmarks/bench_c45_cv.py [--rows 100000] [--repeats 3]
 
-Prints, per data set, the best-of-repeats wall time of each fit (warm: numba compiled by a
-first untimed fit), the ratio, both trees' leaves and the chosen setting.
+Prints, per data set, the best-of-repeats wall time of each fit (after a first untimed fit,
+so that the modules it imports on first use are not timed), the ratio, both trees' leaves
+and the chosen setting.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def main() -> None:
     args = parser.parse_args()
     X, y, _ = quercus.read_arff(CREDIT)
     sets = [("credit-g", X, y), (f"synthetic {args.rows:,}", *synthetic(args.rows))]
-    DecisionTreeClassifier(algorithm="c45", prune="cv").fit(X, y)  # compile
+    DecisionTreeClassifier(algorithm="c45", prune="cv").fit(X, y)  # untimed: first imports
     print(f"{'data':18} {'J48 fit':>9} {'cv fit':>9} {'ratio':>6} {'leaves':>13}  chosen")
     for name, X, y in sets:
         repeats = args.repeats if len(y) < 10_000 else 1

@@ -10,16 +10,17 @@ Generates the synthetic data set of tools/make_j48_fixtures.py (--big), then tim
 - Quercus: ``DecisionTreeClassifier(algorithm="c45").fit`` on the parsed file, read_arff
   alone, read_arff + fit in this process, and the whole command
   ``quercus train big.arff --target class --algorithm c45 --out m.json`` in a fresh process
-  (numba cache warm: one untimed run first);
+  (after one untimed run, in which Python writes the bytecode of the modules the command
+  imports, as pip does when it installs the package);
 and checks that both print the identical tree. Two more rows show what any such command
-costs before it reads a byte: a fresh process that imports quercus and makes its first
-compiled kernel call (numba's import and set-up: the floor of every command above the
-pure path's size), and the whole command on the 150 rows of iris.arff with
-``QUERCUS_KERNELS=compiled`` (the floor plus loading C4.5's kernels, the training accuracy
-and the model file). J48's whole command over the first is the most any command could
-reach. ``--compare OLD_SRC`` also times read_arff
-and the whole command of another source tree (a ``src`` directory, e.g. the previous
-commit's ``git archive``) in the same run, rows marked "old". J48 and Quercus take turns in
+costs before it reads a byte: a fresh process that imports quercus and makes a first
+kernel call (Python, numpy and one compiled extension module loaded: the floor of every
+command), and the whole command on the 150 rows of iris.arff (the floor plus pandas,
+C4.5's modules, the training accuracy and the model file). J48's whole command over the
+first is the most any command could reach. ``--compare OLD_SRC`` also times read_arff
+and the whole command of another source tree (a ``src`` directory that imports as it is: a
+built checkout's, or the ``git archive`` of a commit from before the compiled kernels, with
+numba installed) in the same run, rows marked "old". J48 and Quercus take turns in
 every repeat, so that load from other jobs hits both alike; the figures are medians. Needs Java and Weka for the J48 column
 (Debian: apt-get install weka); without them only Quercus is timed.
 """
@@ -95,12 +96,12 @@ def time_command(path: Path, src: str) -> float:
 
 
 FLOOR_SNIPPET = ("import numpy as np, quercus; "
-                 "from quercus._kernels.finite import count_nonfinite_rows; "
+                 "from quercus._kernels._splits import count_nonfinite_rows; "
                  "count_nonfinite_rows(np.zeros((1, 1)))")
 
 
 def time_floor(src: str) -> float:
-    """Wall time of a fresh process importing quercus and calling one cached kernel."""
+    """Wall time of a fresh process importing quercus and calling one compiled kernel."""
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", FLOOR_SNIPPET], check=True, capture_output=True,
                    env={**os.environ, "PYTHONPATH": src})
@@ -108,13 +109,13 @@ def time_floor(src: str) -> float:
 
 
 def time_small_command(src: str, tmp: Path) -> float:
-    """Wall time of the C4.5 command on iris.arff with the compiled kernels."""
+    """Wall time of the C4.5 command on iris.arff, whole process."""
     command = [sys.executable, "-m", "quercus", "train",
                str(ROOT / "tests" / "data" / "arff" / "iris.arff"), "--target", "class",
                "--algorithm", "c45", "--out", str(tmp / "iris.json")]
     start = time.perf_counter()
     subprocess.run(command, check=True, capture_output=True,
-                   env={**os.environ, "PYTHONPATH": src, "QUERCUS_KERNELS": "compiled"})
+                   env={**os.environ, "PYTHONPATH": src})
     return time.perf_counter() - start
 
 
@@ -128,7 +129,8 @@ def main() -> None:
                         help="also time read_arff and the command of this source tree")
     args = parser.parse_args()
     X, y, _ = quercus.read_arff(ROOT / "tests" / "data" / "arff" / "iris.arff")
-    quercus.DecisionTreeClassifier(algorithm="c45").fit(X, y)  # load the numba cache
+    # untimed: the modules a C4.5 fit imports on first use, and first touches of memory
+    quercus.DecisionTreeClassifier(algorithm="c45").fit(X, y)
     src = str(Path(quercus.__file__).resolve().parents[1])
     have_weka = bool(shutil.which("java")) and Path(args.weka).exists()
     times: dict[str, list[float]] = {}
@@ -138,7 +140,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         path = make_data(Path(tmp) / "big.arff", args.rows, args.features)
-        time_command(path, src)  # the big fit's kernels into the numba cache
+        time_command(path, src)  # untimed: Python writes the command's modules' bytecode
         time_small_command(src, Path(tmp))
         if args.compare:
             time_command(path, args.compare)
@@ -162,25 +164,25 @@ def main() -> None:
     load = os.getloadavg()
     print(f"C4.5 on {args.rows:,} x {args.features} numeric rows, 3 classes, "
           f"median of {args.repeats} runs (load average {load[0]:.1f})")
-    print(f"{'':34}{'J48':>10}{'Quercus':>10}{'ratio':>8}")
+    print(f"{'':44}{'J48':>10}{'Quercus':>10}{'ratio':>8}")
     j_build, j_wall = med.get("j48 build"), med.get("j48 wall")
 
     def row(label: str, j: float | None, q: float) -> None:
         ratio = f"{j / q:>8.1f}" if j is not None else f"{'-':>8}"
         j_text = f"{j:>10.2f}" if j is not None else f"{'-':>10}"
-        print(f"{label:34}{j_text}{q:>10.2f}{ratio}")
+        print(f"{label:44}{j_text}{q:>10.2f}{ratio}")
 
     row("build / fit (s)", j_build, med["fit"])
     row("read_arff (s)", None, med["read"])
     row("read_arff + fit, in process (s)", j_wall, med["read+fit"])
     row("whole command (s)", j_wall, med["command"])
-    row("  import + numba's set-up (s)", j_wall, med["floor"])
+    row("  import quercus + a first kernel call (s)", j_wall, med["floor"])
     row("  the command on iris.arff (s)", j_wall, med["small command"])
     if args.compare:
         row("  old read_arff (s)", None, med["old read"])
         row("  old whole command (s)", j_wall, med["old command"])
     print("ratio: J48's time / Quercus's time; J48's whole java command against each "
-          "(quercus train ... --algorithm c45 --out m.json: a fresh process, numba cache warm)")
+          "(quercus train ... --algorithm c45 --out m.json: a fresh process)")
     if not have_weka:
         print("(no Java/Weka here: J48 not timed)")
         return

@@ -1,10 +1,10 @@
 """CART default vs prune="1se" vs prune="min": leaves and 10-fold accuracy, and the cost of
 prune="1se" relative to one default fit.
 
-    NUMBA_NUM_THREADS=1 PYTHONPATH=src python benchmarks/bench_cart_prune.py
+    OMP_NUM_THREADS=1 PYTHONPATH=src python benchmarks/bench_cart_prune.py
 
 Fit times are CPU seconds (``time.process_time``, best of 3), so that a busy machine does not
-blur the ratio; with one numba thread they are also the single-core cost.
+blur the ratio; with one OpenMP thread they are also the single-core cost.
 
 Data: the Weka ARFF files bundled in tests/data/arff (credit-g, breast-cancer, vote).
 Outer folds: stratified 10-fold (Quercus's own stratified_folds, seed 0), the same for the
@@ -49,7 +49,7 @@ def main() -> None:
         X, y = _load(name, target)
         codes = np.unique(y, return_inverse=True)[1]
         outer = stratified_folds(codes, 10, np.random.RandomState(0))
-        DecisionTreeClassifier(prune="1se").fit(X, y)  # compile the kernels first
+        DecisionTreeClassifier(prune="1se").fit(X, y)  # untimed: first-use imports
         base = _fit_seconds({}, X, y)
         for label, params in SETTINGS.items():
             correct, leaves = 0, []

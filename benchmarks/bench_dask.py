@@ -5,13 +5,13 @@ standard-normal features (features 10-14 rounded to one decimal so values repeat
 3-class label from a noisy linear score of features 0-5. Each configuration is timed alone:
 
 * one process: ``pd.read_parquet`` then ``DecisionTreeClassifier(splitter="hist").fit``
-  (numba on all cores), reading not timed;
+  (OpenMP threads on all cores), reading not timed;
 * Dask: a LocalCluster of W worker processes x 1 thread, ``fit`` on
   ``dd.read_parquet`` (reading, the scan, binning and the levels all timed), with the
   per-level lines of ``on_level``; each worker's peak resident memory during the timed fit
   (Linux's VmHWM, reset before it);
-* ``--warm``: each timed fit is the second one of its process or cluster (numba's kernels
-  and, on the workers, Quercus already loaded); without it both are the first;
+* ``--warm``: each timed fit is the second one of its process or cluster (Quercus's
+  modules already imported, here and on the workers); without it both are the first;
 * ``--persist``: the Dask fit reads a frame persisted in the workers' memory beforehand
   (reading not timed, as Spark's fit reads its cached data);
 * ``--spark``: Spark MLlib's DecisionTreeClassifier on the same files, local[2] with a
@@ -80,7 +80,7 @@ def one_process(path: str, depth: int, warm: bool = False) -> dict:
 
     frame = pd.read_parquet(path)
     X, y = frame.drop(columns="label"), frame["label"]
-    if warm:  # an untimed fit first: numba's kernels loaded from its cache
+    if warm:  # an untimed fit first: the modules a fit imports on first use
         DecisionTreeClassifier(splitter="hist", max_depth=depth).fit(X, y)
     began = time.perf_counter()
     est = DecisionTreeClassifier(splitter="hist", max_depth=depth).fit(X, y)
@@ -101,7 +101,7 @@ def on_dask(path: str, depth: int, workers: int, local_rows, warm: bool = False,
         if persist:
             frame = frame.persist()
             wait(frame)
-        if warm:  # an untimed fit first: the workers have imported Quercus and its kernels
+        if warm:  # an untimed fit first: the workers have imported Quercus
             fit(DecisionTreeClassifier(splitter="hist", max_depth=depth),
                 frame.drop(columns="label"), frame["label"], client=client,
                 local_rows=local_rows)

@@ -5,12 +5,14 @@ Usage: python benchmarks/bench_kernels_switch.py [--commit b87f659] [--repeats 3
 
 The numba build is the source tree of ``--commit`` (the last commit with numba kernels,
 extracted with ``git archive`` into a temporary directory; numba must be installed:
-``pip install numba``), run with ``QUERCUS_KERNELS=compiled`` and its numba cache warmed
-by a first fit. Each workload runs in a fresh process per build: one untimed fit (numba
-compiles or loads its kernels; the compiled build has nothing to do), then the median of
-``--repeats`` timed fits (and predictions). Prints the seconds of both and the ratio
-numba / compiled (above 1: the compiled kernels are faster). The issue's bar: no ratio
-below 0.95.
+``pip install numba``; this checkout itself does not import it), run with
+``QUERCUS_KERNELS=compiled``, ``NUMBA_NUM_THREADS``, no background warm-up and a numba
+cache of its own, warmed by a first fit; this checkout runs as it is, its threads set by
+``OMP_NUM_THREADS``. Each workload runs in a fresh process per build: one untimed fit (the
+numba build compiles or loads its kernels; the compiled build only imports the modules the
+fit uses and touches its memory first), then the median of ``--repeats`` timed fits (and
+predictions). Prints the seconds of both and the ratio numba / compiled (above 1: the
+compiled kernels are faster). The issue's bar: no ratio below 0.95.
 """
 
 from __future__ import annotations
@@ -81,7 +83,7 @@ if spec["estimator"] == "DecisionTreeRegressor":
 else:
     y = np.where(score > 1.0, "a", np.where(score > 0.0, "b", "c"))
 make = lambda: getattr(quercus, spec["estimator"])(**spec["params"])
-model = make().fit(X, y)  # untimed: numba compiles or loads its kernels here
+model = make().fit(X, y)  # untimed: numba compiles or loads its kernels; Cython's imports
 fits, predicts = [], []
 for _ in range(spec["repeats"]):
     start = time.perf_counter(); model = make().fit(X, y); fits.append(time.perf_counter() - start)
@@ -93,10 +95,12 @@ print(json.dumps({"fit": statistics.median(fits),
 
 
 def run(spec: dict, src: Path, numba_cache: Path | None, threads: int) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(src), "OMP_NUM_THREADS": str(threads),
-           "NUMBA_NUM_THREADS": str(threads), "QUERCUS_WARMUP": "0"}
-    if numba_cache is not None:
-        env.update(QUERCUS_KERNELS="compiled", NUMBA_CACHE_DIR=str(numba_cache))
+    """One workload in a fresh process on ``src``: the numba build when ``numba_cache`` is
+    given (its own settings), else this checkout (OpenMP's thread count only)."""
+    env = {**os.environ, "PYTHONPATH": str(src), "OMP_NUM_THREADS": str(threads)}
+    if numba_cache is not None:  # the old build's switches; the current tree has none
+        env.update(QUERCUS_KERNELS="compiled", NUMBA_CACHE_DIR=str(numba_cache),
+                   NUMBA_NUM_THREADS=str(threads), QUERCUS_WARMUP="0")
     done = subprocess.run([sys.executable, "-c", CHILD, json.dumps(spec)], env=env,
                           capture_output=True, text=True)
     if done.returncode:
@@ -114,7 +118,8 @@ def main() -> None:
     try:
         import numba  # noqa: F401
     except ImportError:
-        raise SystemExit("the numba build needs numba: pip install numba") from None
+        raise SystemExit(f"the numba build ({args.commit}) runs in this interpreter and "
+                         "needs numba: pip install numba") from None
     names = args.only or list(WORKLOADS)
     with tempfile.TemporaryDirectory() as temp:
         archive = subprocess.run(["git", "archive", args.commit, "src"], cwd=ROOT,

@@ -11,8 +11,9 @@ credit-g) run Quercus with ``numeric="exact"`` and ConTree (``pip install pycont
 solver that is not installed is skipped, and the table says so. Each cell: training errors
 and the median fit time (predicting the errors is not timed) of 5 runs (3 above 0.5 s, 1
 above 2 s), the two solvers' runs alternating so that a busy machine slows both alike,
-after one warm-up fit that loads Quercus's compiled kernels. ``ratio`` = Quercus time / the other solver's time (below 1:
-Quercus is faster). Every solver runs in this process, one fit at a time.
+after untimed warm-up fits (Quercus's first-use imports, OpenMP's threads started).
+``ratio`` = Quercus time / the other solver's time (below 1: Quercus is faster). Every
+solver runs in this process, one fit at a time.
 """
 
 from __future__ import annotations
@@ -114,7 +115,7 @@ def main() -> None:
                                                                  fit_contree)}
     rng = np.random.default_rng(0)
     # binary, few-valued and continuous columns, labels with noise (a real search at
-    # depth 3): compile / load every kernel before any timing
+    # depth 3): every search path run once before any timing
     for warm in (rng.integers(0, 2, (200, 8)).astype(float),
                  rng.integers(0, 3, (200, 8)).astype(float), rng.normal(size=(200, 3))):
         labels = (warm[:, 0] + warm[:, 1] > np.median(warm[:, 0] + warm[:, 1])) \
@@ -123,8 +124,8 @@ def main() -> None:
             DecisionTreeClassifier(algorithm="optimal", max_depth=3,
                                    time_limit=limit_or_none).fit(warm, labels)
     # and a node large enough for the threads to share its interval blocks (rows x cuts >=
-    # PARALLEL_WORK): loading the threaded kernel took about 1 s inside the first such fit,
-    # wdbc's at raw depth 3, timed once (over 2 s)
+    # PARALLEL_WORK): OpenMP starts its threads in the first such fit, which would
+    # otherwise be wdbc's at raw depth 3, timed once (over 2 s)
     big = rng.normal(size=(1200, 4))
     labels = (big[:, 0] + big[:, 1] > 0) ^ (rng.random(1200) < 0.2)
     DecisionTreeClassifier(algorithm="optimal", max_depth=2).fit(big, labels)

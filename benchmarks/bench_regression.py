@@ -61,7 +61,8 @@ def main() -> None:
     X, y = make_friedman1(2 * args.rows, 20, noise=1.0, random_state=0)
     X = X.astype(np.float32)
     train, test = slice(0, args.rows), slice(args.rows, None)
-    # untimed: numba loads every kernel the timed fits use (big nodes' and whole subtrees')
+    # untimed: the modules a hist fit and predict import on first use, OpenMP's threads
+    # started, first touches of memory (big nodes' and whole subtrees' paths)
     warm = slice(0, min(args.rows, 300_000))
     DecisionTreeRegressor(splitter="hist", max_depth=6).fit(X[warm], y[warm]).predict(X[warm])
     if lightgbm_tree(8) is None:

@@ -7,7 +7,7 @@ credit_amount and the same rows with a numeric target), prints a table of times 
 ratios, and checks that both programs grew the same tree (same nsplit in the cp table, same
 frame n and dev). R's time is ``system.time`` around
 ``rpart()`` inside the R script (reading the CSV excluded); Quercus's is ``fit_rpart`` after
-a warm-up call whose time (numba's compile or cache load included) is reported as "first
+a warm-up call whose time (its first-use imports included) is reported as "first
 call". Each program fits ``--repeat`` times (default 3) and the least time is reported, which
 filters out the noise of a shared machine. Needs ``Rscript`` with rpart (Debian: apt-get install r-base-core r-cran-rpart);
 without it only Quercus's times are printed.

@@ -4,8 +4,9 @@ Usage: python benchmarks/profile_hist.py [--rows 1000000] [--features 20] [--dep
        [--regression]
 
 Fits CART with ``splitter="hist"`` on ``make_classification`` data (binary, half the
-features informative, as benchmarks/bench_speed.py) after a small warm-up fit (so numba's
-compiling is not counted), with a timer around each kernel entry point the splitter calls.
+features informative, as benchmarks/bench_speed.py) after a small untimed fit (so that
+first-use imports are not counted), with a timer around each kernel entry point the splitter
+calls.
 ``--regression`` fits ``DecisionTreeRegressor(splitter="hist")`` on benchmarks/
 bench_regression.py's data (``make_friedman1``, noise 1, float32) instead, timing its
 kernels: the rows' fixed-point limbs (``value_range``, ``to_limbs``), the histogram fill,
@@ -105,7 +106,7 @@ def main() -> None:
         X, y = make_friedman1(args.rows, args.features, noise=1.0, random_state=0)
         X = X.astype(np.float32)
         learner, phases = DecisionTreeRegressor, REGRESSION_PHASES
-        learner(splitter="hist", max_depth=3).fit(X[:20000], y[:20000])  # compile
+        learner(splitter="hist", max_depth=3).fit(X[:20000], y[:20000])  # untimed
         install_regression()
     else:
         X, y = make_classification(n_samples=args.rows, n_features=args.features,
@@ -113,7 +114,7 @@ def main() -> None:
         learner = DecisionTreeClassifier
         phases = ["binning (edges)", "binning (transform)", "histograms", "partition",
                   "split search", "segments grown whole"]
-        learner(splitter="hist", max_depth=3).fit(X[:2000], y[:2000])  # compile
+        learner(splitter="hist", max_depth=3).fit(X[:2000], y[:2000])  # untimed
         install()
     load = os.getloadavg()
     model = learner(splitter="hist", max_depth=args.depth)

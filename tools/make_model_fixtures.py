@@ -9,7 +9,11 @@ and ``<case>.expected.json`` (who wrote it, the rows, and the predicted classes 
 probabilities for them). With ``--commit REV`` the source tree of that commit is extracted
 to a temporary directory (``git archive``, which changes nothing in this checkout) and the
 script runs again on it, so the fixture is written, and its predictions made, by that
-older version; the case names get the suffix ``_REV``.
+older version; the case names get the suffix ``_REV``. A commit whose package depends on
+numba (up to ecb7f86) runs with numba, which must then be installed in the interpreter
+running this script (``pip install numba``; the current tree does not use it), and with a
+numba cache of its own; a commit with Cython kernels has them compiled in the temporary
+directory first (``setup.py build_ext --inplace``: Cython and a C compiler).
 
 Fixtures are history: a later version must load them and reproduce their predictions, so
 they are added, never regenerated (existing files are kept unless ``--force``). When the
@@ -19,12 +23,14 @@ format version changes, run this script again to add the new version's directory
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
 import os
 import subprocess
 import sys
 import tempfile
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,14 +117,28 @@ def write_case(case: str, name: str, commit: str, force: bool) -> Path:
 
 
 def _run_at_commit(commit: str, cases: list[str], force: bool) -> None:
-    """Extract ``commit``'s src/ and run this script on it, with its own numba cache."""
+    """Extract ``commit``'s source, build it if it has compiled kernels, and run this script
+    on it (a numba build with a numba cache of its own)."""
     full = _git("rev-parse", commit)
+    paths = _git("ls-tree", "--name-only", full, "--", "src", "setup.py", "pyproject.toml",
+                 "README.md").split()
     with tempfile.TemporaryDirectory() as temp:
-        archive = subprocess.run(["git", "archive", full, "src"], cwd=ROOT,
+        archive = subprocess.run(["git", "archive", full, *paths], cwd=ROOT,
                                  capture_output=True, check=True).stdout
         subprocess.run(["tar", "-x", "-C", temp], input=archive, check=True)
-        env = {**os.environ, "PYTHONPATH": str(Path(temp) / "src"),
-               "NUMBA_CACHE_DIR": str(Path(temp) / "numba_cache")}
+        tree = Path(temp)
+        env = {**os.environ, "PYTHONPATH": str(tree / "src")}
+        project = tree / "pyproject.toml"
+        dependencies = (tomllib.loads(project.read_text())["project"].get("dependencies", [])
+                        if project.exists() else [])
+        if any(d.replace(" ", "").startswith("numba") for d in dependencies):
+            if importlib.util.find_spec("numba") is None:
+                raise SystemExit(f"{commit} runs its kernels with numba: pip install numba")
+            env["NUMBA_CACHE_DIR"] = str(tree / "numba_cache")
+        if any((tree / "src" / "quercus" / "_kernels").glob("*.pyx")):
+            print(f"building {commit}'s compiled kernels", file=sys.stderr)
+            subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace"], cwd=temp,
+                           check=True, stdout=subprocess.DEVNULL)
         command = [sys.executable, __file__, "--as-commit", full[:7], "--cases", *cases]
         subprocess.run(command + (["--force"] if force else []), cwd=temp, env=env,
                        check=True)
