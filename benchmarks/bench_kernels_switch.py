@@ -70,7 +70,8 @@ elif kind == "categorical":
     X = pd.DataFrame({f"c{j}": pd.Categorical(rng.integers(0, 3 + j % 5, n).astype(str))
                       for j in range(12)})
     codes = [X[c].cat.codes.to_numpy() for c in X.columns]
-    score = (codes[0] == 1) + (codes[1] > 1) - (codes[2] == 0) + rng.normal(scale=0.5, size=n)
+    score = ((codes[0] == 1).astype(int) + (codes[1] > 1) - (codes[2] == 0)
+             + rng.normal(scale=0.5, size=n))
 else:
     X = pd.DataFrame(rng.normal(size=(n, 12)), columns=[f"x{j}" for j in range(12)])
     X.loc[rng.random(n) < 0.05, "x1"] = np.nan
