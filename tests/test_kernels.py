@@ -231,3 +231,27 @@ def test_random_split_draws_between_the_node_min_and_max():
     random_numeric_splits(X, y, np.ones(5), order, 0, 5, np.array([0]), np.array([1.0]), 2,
                           GINI, 1, 0.0, NO_CONSTRAINT, 0.0, 1.0, proxy, threshold, ml)
     assert threshold[0] == 1.0
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("shape", [(0, 3), (1, 1), (7, 2), (5000, 1), (40_000, 4)])
+def test_argsort_columns_is_numpys_stable_argsort(shape, dtype):
+    """The exact splitter's presorted orders (radix sort, a column per thread from 30,000
+    values): numpy's stable order, NaN last, -0.0 tied with 0.0, ties in row order."""
+    from quercus._kernels._splits import argsort_columns
+
+    rng = np.random.default_rng(shape[0])
+    X = rng.normal(size=shape)
+    X[rng.random(shape) < 0.1] = np.nan
+    if shape[0] > 10:
+        X[::3, 0] = np.round(X[::3, 0], 1)  # ties
+        X[1::7, 0] = -0.0
+        X[2::7, 0] = 0.0
+        X[3::11, 0] = np.inf
+        X[4::11, 0] = -np.inf
+    out = np.empty(shape[::-1], dtype=dtype)
+    argsort_columns(np.ascontiguousarray(X), out)
+    np.testing.assert_array_equal(out, np.argsort(X, axis=0, kind="stable").T)
+    with pytest.raises(ValueError, match="shape"):
+        argsort_columns(np.ascontiguousarray(X), np.empty(shape, dtype=dtype)
+                        if shape[0] != shape[1] else np.empty((1, 2), dtype=dtype))

@@ -1090,6 +1090,49 @@ def stable_argsort(values):
     return out
 
 
+cdef int _column_order(const double* X, Py_ssize_t n, Py_ssize_t width, Py_ssize_t f,
+                       index_t* out) noexcept nogil:
+    """``out[:n]``: the stable sorted order of column f of the row-major X (n rows of
+    ``width``). Returns -1 when out of memory."""
+    cdef double* column = <double*> malloc(n * sizeof(double))
+    cdef int64_t* order = <int64_t*> malloc(n * sizeof(int64_t))
+    cdef Py_ssize_t i
+    cdef int status = -1
+    if column != NULL and order != NULL:
+        for i in range(n):
+            column[i] = X[i * width + f]
+        status = _stable_argsort(column, n, order)
+        if status == 0:
+            for i in range(n):
+                out[i] = <index_t> order[i]
+    free(column)
+    free(order)
+    return status
+
+
+def argsort_columns(const double[:, ::1] X, index_t[:, ::1] out):
+    """``out[f] = np.argsort(X[:, f], kind="stable")`` for every column f of X (NaN last,
+    -0.0 equal to 0.0): the exact splitter's presorted orders, by radix sort, a column per
+    OpenMP thread (one thread below ``PARALLEL_MIN_WORK`` values)."""
+    cdef Py_ssize_t n = X.shape[0], m = X.shape[1], f
+    if out.shape[0] != m or out.shape[1] != n:
+        raise ValueError("out must have shape (columns, rows) of X")
+    if n == 0 or m == 0:
+        return
+    status = np.zeros(m, dtype=np.int32)
+    cdef int32_t[::1] st = status
+    cdef int threads = 1 if n * m < PARALLEL_MIN_WORK or m == 1 else 0
+    with nogil:
+        if threads == 1:
+            for f in range(m):
+                st[f] = _column_order(&X[0, 0], n, m, f, &out[f, 0])
+        else:
+            for f in prange(m, schedule="dynamic"):
+                st[f] = _column_order(&X[0, 0], n, m, f, &out[f, 0])
+    if (status != 0).any():
+        raise MemoryError()
+
+
 # -- binning.py ------------------------------------------------------------------------------
 cdef inline Py_ssize_t _bin_of(double v, const double* edges, Py_ssize_t lo,
                                Py_ssize_t n_edges, double low, double scale, double top,

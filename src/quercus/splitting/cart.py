@@ -16,6 +16,7 @@ from .._kernels._splits import (
     FEATURE_THRESHOLD,
     GINI,
     PARALLEL_MIN_WORK,
+    argsort_columns,
     best_numeric_splits,
     best_numeric_splits_serial,
     best_subset_split,
@@ -157,8 +158,8 @@ class CartSplitter(SplitterBase):
         self.X = np.ascontiguousarray(X, dtype=np.float64)
         n_rows, _n_features = self.X.shape
         index_type = np.int32 if n_rows < 2**31 - 1 else np.int64
-        self.order = np.ascontiguousarray(
-            np.argsort(self.X, axis=0, kind="stable").T.astype(index_type))
+        self.order = np.empty(self.X.shape[::-1], dtype=index_type)
+        argsort_columns(self.X, self.order)  # each column's stable order, NaN last
         self._buffer = np.empty_like(self.order)
         self._goes_left = np.zeros(n_rows, dtype=np.bool_)
         self.numeric_features = np.flatnonzero(~self.categorical_mask).astype(np.int64)
