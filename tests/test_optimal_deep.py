@@ -1,4 +1,4 @@
-"""The compiled depth-3 level (``_kernels/optimal_deep.py``) finds the tree that the Python
+"""The compiled depth-3 level (``_kernels/_optimal.pyx``) finds the tree that the Python
 loop over a node's tests finds: the same objective and the same tree, in both kernel copies,
 with weights, penalties, leaf minimums, several classes and a time limit."""
 

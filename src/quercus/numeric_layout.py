@@ -1,4 +1,4 @@
-"""The packed form of a tree of numeric thresholds that ``_kernels/predict_numeric.py``
+"""The packed form of a tree of numeric thresholds that ``_kernels/_predict.pyx``
 descends: a complete binary top of the first levels, then 16-byte node records."""
 
 from __future__ import annotations

@@ -263,7 +263,7 @@ def warn_surrogates_dropped(model, what: str) -> None:
 
 def rpart_branch(tree, x, node: int) -> int | None:
     """The branch a row (encoded values ``x``) takes at an rpart split node, or None when it
-    stops there: the Python twin of ``_kernels.predict_surrogate.next_node``, for the
+    stops there: the Python twin of ``_kernels._predict.next_node``, for the
     explanations."""
     routing = tree.rpart
     v = float(x[tree.feature[node]])

@@ -283,7 +283,7 @@ class Tree:
         return X
 
     def numeric_layout(self) -> NumericLayout | None:
-        """The packed form that ``_kernels.predict_numeric`` descends (``numeric_layout``),
+        """The packed form that ``_kernels._predict`` descends (``numeric_layout``),
         or None unless every split is a numeric threshold with one missing-value branch
         whose left child is the next node."""
         if np.any(self.kind[self.kind != LEAF] != NUMERIC):

@@ -386,7 +386,7 @@ class Schema:
         """DataError naming the column and row of the first infinite value (NaN is missing;
         infinity has no place between thresholds). A C-ordered float32 or float64 matrix of
         at least ``PARALLEL_CHECK_VALUES`` values is checked by a parallel kernel
-        (``_kernels/finite.py``); a smaller one by one sum when it is finite (then every value
+        (``_kernels/_splits.pyx``); a smaller one by one sum when it is finite (then every value
         is), else two reductions; no temporary arrays. Returns whether a value may be NaN
         (False: none is)."""
         if encoded.size == 0:

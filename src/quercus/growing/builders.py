@@ -78,7 +78,7 @@ def _node_weight(splitter, weights: np.ndarray) -> float:
 
 def _stops(rules: StoppingRules, n: int, depth: int, weight: float, impurity: float) -> bool:
     """Whether a node of ``n`` rows at ``depth`` with this weight and impurity is a leaf
-    whatever its rows (``_kernels/hist_grow.py`` applies the same rules)."""
+    whatever its rows (``_kernels/_hist.pyx`` applies the same rules)."""
     return (depth >= rules.max_depth or n < rules.min_samples_split
             or n < 2 * rules.min_samples_leaf or weight < 2 * rules.min_weight_leaf
             or impurity <= EPSILON)

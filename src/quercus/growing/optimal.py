@@ -1,7 +1,7 @@
 """Optimal trees of bounded depth: depth-first branch and bound over (row set, depth,
 split budget), the subproblems of depth <= 2 solved exactly by a kernel
-(``_kernels/optimal.py``, ``optimal_pairs.py``), on binary data those of depth 3 by a
-compiled loop over their tests (``_kernels/optimal_deep.py``), on other data the ordered
+(``_kernels/_optimal.pyx``), on binary data those of depth 3 by a
+compiled loop over their tests (``_kernels/_optimal.pyx``), on other data the ordered
 tests of depth >= 3 nodes by ConTree's interval pruning (``interval_splits``;
 docs/optimal.md).
 
@@ -546,7 +546,7 @@ class Search:
 
     def depth3(self, rows, tests, order, best_cost, best_tree, root):
         """``splits`` at a depth-3 node with a full budget on binary data, compiled
-        (``_kernels/optimal_deep.py``): in pieces of tests under a time limit, the root's
+        (``_kernels/_optimal.pyx``): in pieces of tests under a time limit, the root's
         incumbent updated after each piece."""
         best_cost = self.w.dtype.type(best_cost)
         first, n_tests, chunk = 0, order.shape[0], self.chunk3

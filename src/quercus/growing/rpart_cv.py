@@ -2,8 +2,8 @@
 
 Each fold's tree is grown on the other folds' rows with the full data's class weights and
 the complexity threshold scaled by the training weight share, in one compiled call
-(``grow_fold`` in ``_kernels/_rpart.pyx``, the same growth as ``growing/rpart_grow.Grower``). Held-out rows walk it once per
-cp-table threshold. Unlike rpart 4.1.19, the error charged is the textbook loss
+(``grow_fold`` in ``_kernels/_rpart.pyx``, the same growth as
+``growing/rpart_grow.Grower``). Held-out rows walk it once per cp-table threshold. Unlike rpart 4.1.19, the error charged is the textbook loss
 L(true, predicted), and a row that cannot move down (usesurrogate 0/1) gets the class of the
 node where it stopped (rpart's ``xpred.rpart`` does the same; its xerror does not).
 """

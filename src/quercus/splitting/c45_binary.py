@@ -1,6 +1,6 @@
 """Binary splits on categorical features for C4.5 (J48's -B): ``feature = value`` against
 ``feature != value`` (docs/c45.md, "Binary splits on categorical features"); the search is
-``_kernels.c45_grow.binary_candidate``."""
+``_kernels._c45.binary_candidate``."""
 
 from __future__ import annotations
 

@@ -34,7 +34,7 @@ from ..tree import CATEGORICAL, NUMERIC
 
 def threaded(start: int, end: int, n_features: int) -> bool:
     """Whether a node's per-feature kernels take threads: nodes of at least
-    ``PARALLEL_MIN_WORK`` rows x features (``_kernels/partition.py``)."""
+    ``PARALLEL_MIN_WORK`` rows x features (``_kernels/_splits.pyx``)."""
     return (end - start) * n_features >= PARALLEL_MIN_WORK
 
 

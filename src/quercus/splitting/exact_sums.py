@@ -4,7 +4,7 @@ A histogram regression tree sums, per node, feature and bin, each row's weight `
 ``w * y`` and ``w * y * y``. In float64 such sums depend on the order of the additions, so
 a cluster's partitions would change their last bits (and perhaps the tree). Here each of
 the three quantities is held as an integer at a scale 2**L below its lowest set bit
-(``_kernels/exact_sums.py``), in int64 limbs of base 2**D, D = 62 - bits(rows) (42 bits
+(``_kernels/_hist.pyx``), in int64 limbs of base 2**D, D = 62 - bits(rows) (42 bits
 for a million rows: the sum of every row's digit stays below 2**62): sums add up exactly
 in any order and are rounded to float64 once, where the split search reads them. A
 quantity gets as many limbs as its rows' integers need digits (2 each for the targets and

@@ -174,7 +174,7 @@ class HistSplitter(SplitterBase):
                      total_weight: float) -> Tree:
         """Grow the segment ``start:end`` at ``depth``, with class weights ``weights``, into
         the subtree the builder of ``growing/builders.py`` would grow (``rules``: its
-        ``StoppingRules``), in one compiled call (``_kernels/hist_grow.py``)."""
+        ``StoppingRules``), in one compiled call (``_kernels/_hist.pyx``)."""
         hist, counts = self._histograms(start, end)
         out = self._subtree_outputs(start, end, depth, rules, self.n_classes)
         size = grow_subtree(

@@ -3,7 +3,7 @@
 A node's class weights are the outputs' class-weight vectors laid end to end (output k
 at ``offsets[k]:offsets[k + 1]``); its impurity is the mean of the outputs' impurities, as
 in scikit-learn. Every cut between distinct values of every numeric feature (or, with
-``random_thresholds``, one cut drawn as in ``_kernels.split_random``) is scored at once
+``random_thresholds``, one cut drawn as in ``_kernels._splits``) is scored at once
 with numpy (cumulative class weights down the node's sorted rows): O(rows x classes)
 memory per feature, meant for the modest data multi-output trees are grown on.
 """

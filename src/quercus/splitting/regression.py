@@ -3,7 +3,7 @@
 ``RegressionSplitter`` keeps ``CartSplitter``'s presorted orders, stable partition and
 tie rule (the lowest feature index wins exact ties); only what a node is summarised by
 changes: instead of class weights, the three sums ``(W, S, Q)`` of
-``_kernels/split_regression.py``. The builders ask it for ``node_weight`` and
+``_kernels/_regression.pyx``. The builders ask it for ``node_weight`` and
 ``node_value`` (the weighted mean target, the tree's one ``value`` column).
 """
 

@@ -16,7 +16,7 @@ Both follow the tree exactly as ``model.predict`` / ``model.predict_proba`` do:
   ``missing_branch == -1``), a row whose value is missing leaves the nested code: the
   generated source then also holds the tree as static tables, and a small explicit-stack
   loop descends every branch from that node, weighting each by its share of the node's
-  training weight, as ``quercus._kernels.predict.proba_rows`` does (same order of
+  training weight, as ``quercus._kernels._predict.proba_rows`` does (same order of
   operations, so the same numbers). Rows without such a missing value never touch the
   tables;
 * ``predict`` takes the class with the highest probability (the first on a tie) from the

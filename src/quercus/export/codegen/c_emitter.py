@@ -347,7 +347,7 @@ class CEmitter(Emitter):
             "",
             "/* Class probabilities from node start: a missing value at a node that sends it",
             "   down every branch descends each branch with its share of the node's training",
-            "   weight (as quercus._kernels.predict.proba_rows does). */",
+            "   weight (as quercus._kernels._predict.proba_rows does). */",
             (f"static void {p}descend(const double *row, int start, const double *proba, "
              "double *out)"),
             "{",

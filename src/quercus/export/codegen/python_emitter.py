@@ -332,7 +332,7 @@ class PythonEmitter(Emitter):
             f"def {p}descend(x, start, proba):",
             '    """Class probabilities from node start, a missing value at a node sending it',
             "    down every branch weighting each branch by its share of the node's training",
-            '    weight (as quercus._kernels.predict.proba_rows does)."""',
+            '    weight (as quercus._kernels._predict.proba_rows does)."""',
             "    z = [math.nan if v is None else (v if c is None else float(c[v]))",
             f"         for v, c in zip(x, {p}CATEGORIES)]",
             f"    out = [0.0] * {k}",
