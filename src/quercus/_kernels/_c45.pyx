@@ -1,11 +1,11 @@
 # cython: language_level=3
 """C4.5 (release 8, as Weka's J48 builds it): the grower's kernels, compiled.
 
-Replaces the numba files ``c45`` (numeric cut scan, nominal tables, row routing, sorted
-columns), ``c45_grow`` (the growth loop), ``c45_prune`` (collapse, pessimistic pruning with
-subtree raising) and ``c45_store`` (the node store). Conventions of docs/c45.md: F(x) =
-x log2 x (0 below 1e-6), comparisons with tolerance 1e-6; every sum is taken in loop order,
-as the numba kernels (and J48) add.
+The numeric cut scan, nominal tables, row routing and sorted columns; the growth loop;
+collapse and pessimistic pruning with subtree raising; the node store. They compute exactly
+what the numba build (commit b87f659) did, checked by tests/test_kernel_fixtures.py.
+Conventions of docs/c45.md: F(x) = x log2 x (0 below 1e-6), comparisons with tolerance
+1e-6; every sum is taken in loop order, as J48 adds.
 
 The node store (``C45Store``) and the frontier (``C45Frontier``) are extension types
 holding C arrays, so that the growth loop runs without the GIL from start to end (the
@@ -127,7 +127,7 @@ cdef inline double total_c(const double* values, Py_ssize_t n) noexcept nogil:
 
 
 cdef inline double amax_c(const double* values, Py_ssize_t n) noexcept nogil:
-    """numba's ``array.max()``: the first NaN met, else the largest (n >= 1)."""
+    """``array.max()`` of n >= 1 values: the first NaN met, else the largest."""
     cdef double best = values[0], v
     cdef Py_ssize_t i
     if isnan(best):
@@ -1036,7 +1036,7 @@ cdef double moved_threshold_c(const double* distinct, Py_ssize_t n_distinct,
     """Spec step 20: the largest training value <= threshold (within 1e-6); see
     ``moved_threshold``."""
     cdef Py_ssize_t low = 0, high = n_distinct, mid, end
-    while low < high:  # numba's np.searchsorted(side="right"): a NaN key goes last
+    while low < high:  # np.searchsorted(side="right"): a NaN key goes last
         mid = low + ((high - low) >> 1)
         if isnan(threshold) or distinct[mid] <= threshold:
             low = mid + 1
@@ -1957,7 +1957,7 @@ cdef inline double upper_added_errors_c(double n, double e, double z) noexcept n
     cdef double f, r, v
     if e + 0.5 >= n:
         v = n - e
-        return 0.0 if 0.0 > v else v  # numba's max(n - e, 0.0)
+        return 0.0 if 0.0 > v else v  # Python's max(n - e, 0.0)
     f = (e + 0.5) / n
     r = (f + z * z / (2.0 * n) + z * sqrt(f / n - f * f / n + z * z / (4.0 * n * n))) / (
         1.0 + z * z / n)
@@ -2315,7 +2315,7 @@ def redistribute(X, y, nodes, node, rows, weights, n_values, n_classes):
         raise MemoryError()
 
 
-# -- the Python-level kernels of ``c45`` and ``c45_grow`` ------------------------------------
+# -- the Python-level kernels: cut scans, routing, sorted columns, nominal candidates --------
 def xlog2x(x):
     """F(x) = x log2 x, taken as 0 below 1e-6."""
     return xlog2x_c(x)

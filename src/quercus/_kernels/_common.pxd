@@ -12,12 +12,12 @@ from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
-# criteria (``impurity.py``)
+# criteria
 cdef enum:
     GINI = 0
     ENTROPY = 1
 
-# node kinds of the flat tree (``predict.py``)
+# node kinds of the flat tree
 cdef enum:
     LEAF = 0
     NUMERIC = 1
@@ -111,7 +111,7 @@ cdef inline double squared_error(double w_sum, double s_sum, double q_sum) noexc
     return q_sum / w_sum - mean * mean
 
 
-# -- stable argsort by LSD radix (``radix_sort.py``) ---------------------------------------
+# -- stable argsort by LSD radix -----------------------------------------------------------
 cdef enum:
     RADIX_BITS = 11
     RADIX_DIGITS = 6  # 6 x 11 bits cover 64

@@ -1,13 +1,12 @@
 # cython: language_level=3
-"""The histogram splitters' kernels, compiled (issue 39): class histograms filled in
-parallel over features, the best cut in them, the partition by bin, the exact sums of the
-regression histograms in integer limbs, and the subtrees grown whole.
+"""The histogram splitters' kernels, compiled: class histograms filled in parallel over
+features, the best cut in them, the partition by bin, the exact sums of the regression
+histograms in integer limbs, and the subtrees grown whole.
 
-The Cython port of ``histogram.py``, ``histogram_regression.py``, ``exact_sums.py`` and
-``hist_grow.py`` (see their docstrings for what each kernel computes and why): the same
-public functions with the same arguments and results, the same floating-point operations
-in the same order. Integer sums (class tallies, limbs) are exact in any order; float
-sums (weighted histograms, totals, scans) run in numba's loop order.
+They compute exactly what the numba build (commit b87f659) did, checked by
+tests/test_kernel_fixtures.py. Integer sums (class tallies, limbs) are exact in any order;
+float sums (weighted histograms, totals, scans) run in the numba build's loop order, so
+that they are the same bits.
 
 The callers (``splitting/hist.py``, ``hist_regression.py``, ``exact_sums.py``,
 ``dask/_worker.py``) pass bins as uint8 or uint16 (the row-major copy ``binned_rows`` may
@@ -90,7 +89,7 @@ cdef struct Cut:
 # parsed); the per-node kernels (fills, scans, partitions, rounding) take their arrays as
 # plain buffers instead (~0.1 us each), checked for dimensions, item type, writability and
 # C-contiguity. Read-only inputs of another layout or type are converted
-# (``np.ascontiguousarray``), as numba accepts any; outputs must be right.
+# (``np.ascontiguousarray``), so any array is accepted; outputs must be right.
 cdef char NATIVE_ORDER = b'<' if sys.byteorder == "little" else b'>'
 
 cdef enum:
@@ -200,7 +199,7 @@ cdef void _release(Buffers* buffers) noexcept:
         PyBuffer_Release(&buffers.views[buffers.n])
 
 
-# -- class histograms (``histogram.py``) --------------------------------------------------
+# -- class histograms ---------------------------------------------------------------------
 cdef void _weigh_features(const bin_t* binned, Py_ssize_t s0, Py_ssize_t s1,
                           const int64_t* rows, Py_ssize_t n, const int32_t* y,
                           const double* weights, double* hist, int64_t* counts,
@@ -291,11 +290,10 @@ cdef void _fill_run(const bin_t* data, Py_ssize_t s0, Py_ssize_t s1, const int64
 
 def fill_histograms(binned_rows, rows, y, weights, tally, hist, counts, Py_ssize_t n_blocks):
     """hist[i, b, k]: weight of class k among ``rows`` in bin b of feature i; counts[i, b]:
-    their number (``histogram.fill_histograms``). ``binned_rows`` (n_rows, n_features),
-    uint8 or uint16, any strides. ``weights`` empty: unit weights, tallied as integers in
-    ``tally`` (int32 or int64, hist's shape). With ``n_blocks`` > 1 the features are cut
-    into that many blocks, one OpenMP iteration each; the histograms do not depend on the
-    block count."""
+    their number. ``binned_rows`` (n_rows, n_features), uint8 or uint16, any strides.
+    ``weights`` empty: unit weights, tallied as integers in ``tally`` (int32 or int64,
+    hist's shape). With ``n_blocks`` > 1 the features are cut into that many blocks, one
+    OpenMP iteration each; the histograms do not depend on the block count."""
     cdef Buffers b
     cdef Py_buffer* vb
     cdef Py_buffer* vr
@@ -333,7 +331,7 @@ def fill_histograms(binned_rows, rows, y, weights, tally, hist, counts, Py_ssize
         if unit and (vt.shape[0] < n_features or vt.shape[1] != n_bins
                      or vt.shape[2] != n_classes):
             if n == 0 and vt.shape[1] == 0:
-                return  # numba's kernel: nothing to count, nothing written (its bins: tally's)
+                return  # no rows, a tally of no bins: nothing to count, nothing written
             raise ValueError("fill_histograms: tally must have the histograms' shape")
         if vb.itemsize == 1:
             if wide:
@@ -365,8 +363,7 @@ cdef Cut _scan_one(const double* hist, const int64_t* counts, int64_t n_bins,
                    int64_t min_samples_leaf, double min_weight_leaf, const double* total,
                    int64_t n_total, double* left, double* right, double cst, double lower,
                    double upper) noexcept nogil:
-    """Best cut of one numeric feature's histogram (``histogram._scan_one``); ``hist``:
-    (bins, classes) contiguous."""
+    """Best cut of one numeric feature's histogram; ``hist``: (bins, classes) contiguous."""
     cdef int64_t n_missing = counts[missing_bin]
     cdef double best = -INFINITY, weight_left, weight_right, proxy
     cdef int64_t best_bin = -1, last_known = -1, b, n_left, n_right, next_bin
@@ -433,7 +430,7 @@ cdef Cut _scan_gini(const double* hist, const int64_t* counts, int64_t n_bins,
                     double min_weight_leaf, const double* total, int64_t n_total,
                     double* left) noexcept nogil:
     """``_scan_one`` for Gini without a monotonic constraint, in one pass over the classes
-    per bin (``histogram._scan_gini``)."""
+    per bin."""
     cdef int64_t n_missing = counts[missing_bin]
     cdef double best = -INFINITY, weight_left, weight_right, squares_left, squares_right
     cdef double class_left, class_right, proxy
@@ -517,8 +514,7 @@ def scan_histograms(hist, counts, features, n_bins, int64_t missing_bin, int cri
                     int64_t min_samples_leaf, double min_weight_leaf, total, int64_t n_total,
                     monotonic, double lower, double upper, out_proxy, out_bin,
                     out_missing_left, out_next_bin):
-    """Best cut per numeric feature (``features`` index rows of hist), as
-    ``histogram.scan_histograms``. One thread."""
+    """Best cut per numeric feature (``features`` index rows of hist). One thread."""
     cdef Buffers b
     cdef Py_buffer* vh
     cdef Py_buffer* vc
@@ -655,13 +651,12 @@ def partition_by_bin(binned_row, rows, Py_ssize_t start, Py_ssize_t end, goes_le
     return n_left
 
 
-# -- the regression scan (``histogram_regression.py``) ------------------------------------
+# -- the regression scan ------------------------------------------------------------------
 cdef Cut _scan_sum(const double* hist, Py_ssize_t width, const int64_t* counts,
                    int64_t n_bins, int64_t missing_bin, int64_t min_samples_leaf,
                    double min_weight_leaf, double w_total, double s_total,
                    int64_t n_total) noexcept nogil:
-    """Best cut of one numeric feature's sum histogram (bins, ``width``: W, S, ...), as
-    ``histogram_regression._scan_one``."""
+    """Best cut of one numeric feature's sum histogram (bins, ``width``: W, S, ...)."""
     cdef int64_t n_missing = counts[missing_bin]
     cdef double best = -INFINITY, w_left, s_left, w_right, s_right, proxy
     cdef int64_t best_bin = -1, last_known = -1, b, n_left, n_right, next_bin
@@ -779,7 +774,7 @@ def scan_sum_histograms(hist, counts, features, n_bins, int64_t missing_bin,
         _release(&b)
 
 
-# -- exact sums in limbs (``exact_sums.py``) ----------------------------------------------
+# -- exact sums in limbs ------------------------------------------------------------------
 cdef inline int64_t _bit_length(int64_t d) noexcept nogil:
     """Bits of 0 <= d < 2**53 (0 for 0): frexp of the float d, which is exact."""
     cdef int e
@@ -821,7 +816,7 @@ def value_range(const double[:] values, int64_t[::1] out):
 def to_limbs(const double[:] values, int64_t scale, Py_ssize_t offset, Py_ssize_t n_limbs,
              int64_t digit, int64_t[:, :] out):
     """out[r, offset + k] += digit k (base 2**digit, signed) of values[r] / 2**scale, for
-    every row r (``exact_sums.to_limbs``)."""
+    every row r."""
     cdef int64_t mask = (<int64_t> 1 << digit) - 1, mantissa, shift, s, sign, rest
     cdef Py_ssize_t r, k
     cdef double v, m
@@ -921,9 +916,8 @@ cdef void _fill_ordered(const bin_t* bins, Py_ssize_t bins_stride, const int64_t
 def fill_ordered_histograms(bins, limbs, Py_ssize_t start, Py_ssize_t end, Py_ssize_t n_sums,
                             hist, Py_ssize_t n_blocks):
     """hist[i, b, :n_sums] = the sum of ``limbs[p, :n_sums]`` over the rows p in
-    start:end whose bin of feature i is b, hist[i, b, n_sums] their number
-    (``exact_sums.fill_ordered_histograms``); ``n_blocks`` > 1: blocks of features in
-    parallel (integer sums: the same histograms)."""
+    start:end whose bin of feature i is b, hist[i, b, n_sums] their number; ``n_blocks`` > 1:
+    blocks of features in parallel (integer sums: the same histograms)."""
     cdef Buffers b
     cdef Py_buffer* vb
     cdef Py_buffer* vl
@@ -977,7 +971,7 @@ cdef int64_t _partition_ordered(const bin_t* bins, Py_ssize_t bins_stride,
                                 Py_ssize_t m, Py_ssize_t start, Py_ssize_t end,
                                 Py_ssize_t feature, const uchar* goes_left_bin,
                                 int64_t n_left, int64_t* left_sums) noexcept nogil:
-    """``exact_sums.partition_ordered`` on C-contiguous copies (``left_sums``: m + 1)."""
+    """``partition_ordered`` on C-contiguous copies (``left_sums``: m + 1)."""
     cdef Py_ssize_t p, k, c, q, q_left, q_right
     cdef const int64_t* limb
     if n_left < 0:
@@ -1010,9 +1004,9 @@ cdef int64_t _partition_ordered(const bin_t* bins, Py_ssize_t bins_stride,
 def partition_ordered(bins, words, limbs, out_words, out_limbs, Py_ssize_t start,
                       Py_ssize_t end, Py_ssize_t feature, goes_left_bin, int64_t n_left,
                       left_sums):
-    """Stable partition of the rows start:end of a node-order copy into another
-    (``exact_sums.partition_ordered``); left_sums[:m] the left rows' limbs summed,
-    left_sums[m] their number. ``n_left`` < 0: counted first. Returns n_left."""
+    """Stable partition of the rows start:end of a node-order copy into another;
+    left_sums[:m] the left rows' limbs summed, left_sums[m] their number. ``n_left`` < 0:
+    counted first. Returns n_left."""
     cdef Buffers b
     cdef Py_buffer* vb
     cdef Py_buffer* vw
@@ -1136,7 +1130,7 @@ cdef void _round_sums(const int64_t* limbs, Py_ssize_t n, Py_ssize_t width,
                       int64_t digit, Py_ssize_t count, bint unit_weights,
                       Py_ssize_t n_quantities, double* out, int64_t* counts,
                       int64_t* digits) noexcept nogil:
-    """``exact_sums.round_sums`` on C-contiguous (n, width) limbs and (n, 3) ``out``;
+    """``round_sums`` on C-contiguous (n, width) limbs and (n, 3) ``out``;
     ``counts`` NULL: none wanted; ``digits``: scratch of max(sizes) + DIGITS_EXTRA."""
     cdef int64_t mask = (<int64_t> 1 << digit) - 1, low, high, size, offset, scale
     cdef double base = <double> (<int64_t> 1 << digit), factor
@@ -1200,8 +1194,7 @@ def round_sums(limbs, offsets, sizes, scales, int64_t digit, Py_ssize_t count,
                bint unit_weights, Py_ssize_t n_quantities, out, counts):
     """out[i, q] for the first ``n_quantities`` quantities q of (W, S, Q): the float64
     nearest to the sum in ``limbs[i, offsets[q]:offsets[q] + sizes[q]]`` at scale
-    ``scales[q]`` (``exact_sums.round_sums``); ``counts``, unless empty, gets each row
-    count ``limbs[i, count]``."""
+    ``scales[q]``; ``counts``, unless empty, gets each row count ``limbs[i, count]``."""
     cdef Buffers b
     cdef Py_buffer* vl
     cdef Py_buffer* vo
@@ -1250,7 +1243,7 @@ def round_sums(limbs, offsets, sizes, scales, int64_t digit, Py_ssize_t count,
         _release(&b)
 
 
-# -- subtrees grown whole (``hist_grow.py``) ----------------------------------------------
+# -- subtrees grown whole -----------------------------------------------------------------
 cdef inline bint _is_leaf(int64_t n, int64_t depth, double weight, double impurity,
                           const int64_t* limits, double min_weight_leaf) noexcept nogil:
     """The builder's stopping rules; ``limits``: max_depth, min_samples_split and
@@ -1305,8 +1298,8 @@ cdef inline Py_ssize_t _first_best(const double* proxy, Py_ssize_t n) noexcept n
 cdef inline bint _reserve(void** buffer, Py_ssize_t* capacity, Py_ssize_t size,
                           Py_ssize_t itemsize) noexcept nogil:
     """Grow ``*buffer`` (``*capacity`` items) to at least ``size`` items, twice its size
-    when that is more (``hist_grow._grown``), keeping its contents; False when out of
-    memory (the buffer is left as it was)."""
+    when that is more, keeping its contents; False when out of memory (the buffer is left as
+    it was)."""
     cdef Py_ssize_t new_capacity
     cdef void* grown
     if size <= capacity[0]:
@@ -1392,7 +1385,7 @@ cdef int64_t _grow_subtree(
         int64_t depth, const int64_t* n_bins, int64_t missing_bin, const int64_t* limits,
         const double* rules, double total_weight, int criterion,
         Outputs* out) noexcept nogil:
-    """``hist_grow.grow_subtree``'s loop; -1 when out of memory."""
+    """``grow_subtree``'s loop; -1 when out of memory."""
     cdef Py_ssize_t F = n_features, B = n_slots_bins, K = n_classes
     cdef Py_ssize_t hist_size = F * B * K, count_size = F * B
     cdef Py_ssize_t compact_size = F * (C_SMALL_NODE + 1) * K
@@ -1663,10 +1656,9 @@ def grow_subtree(const bin_t[:, :] binned_rows, const bin_t[:, :] binned, int64_
                  int64_t[::1] out_next_bin, uchar[::1] out_missing_left,
                  double[:, ::1] out_value, double[::1] out_impurity, int64_t[::1] out_n,
                  double[::1] out_weight):
-    """Grow the segment ``rows[start:end]`` (at ``depth``) into a subtree, depth first, as
-    ``hist_grow.grow_subtree``: the nodes in the Python builder's order (pre-order) in the
-    outputs, ``rows[start:end]`` partitioned as the splits go. Returns the number of
-    nodes."""
+    """Grow the segment ``rows[start:end]`` (at ``depth``) into a subtree, depth first:
+    the nodes in the Python builder's order (pre-order) in the outputs, ``rows[start:end]``
+    partitioned as the splits go. Returns the number of nodes."""
     cdef Outputs out = _outputs(out_parent, out_branch, out_feature, out_last_bin,
                                 out_next_bin, out_missing_left, out_value, out_impurity,
                                 out_n, out_weight)
@@ -1701,7 +1693,7 @@ cdef int64_t _grow_sum_subtree(
         SumLayout layout, SumLayout hist_layout, const int64_t* n_bins, int64_t missing_bin,
         const int64_t* limits, const double* rules, double total_weight,
         Outputs* out) noexcept nogil:
-    """``hist_grow.grow_sum_subtree``'s loop; -1 when out of memory."""
+    """``grow_sum_subtree``'s loop; -1 when out of memory."""
     cdef Py_ssize_t F = n_features, B = n_slots_bins, W = hist_width
     cdef Py_ssize_t n_sums = W - 1, hist_size = F * B * W
     cdef int64_t digit = limits[3], count_column = limits[4], hist_count = limits[5]
@@ -2019,12 +2011,11 @@ def grow_sum_subtree(bins, words, limbs, int64_t copy, root_hist, root_totals, r
                      int64_t[::1] out_next_bin, uchar[::1] out_missing_left,
                      double[:, ::1] out_value, double[::1] out_impurity, int64_t[::1] out_n,
                      double[::1] out_weight):
-    """``grow_subtree`` for the regression splitter's exact sums, as
-    ``hist_grow.grow_sum_subtree``: the segment's rows in node order in copy ``copy`` of
-    ``bins``/``words``/``limbs`` (pairs), ``root_hist`` its limb histograms, ``root_totals``
-    its limbs, ``root_sums`` its (W, S, Q); ``layout``/``hist_layout``: (offsets, sizes,
-    scales). Writes the same node fields (value: the mean target); returns the number of
-    nodes."""
+    """``grow_subtree`` for the regression splitter's exact sums: the segment's rows in node
+    order in copy ``copy`` of ``bins``/``words``/``limbs`` (pairs), ``root_hist`` its limb
+    histograms, ``root_totals`` its limbs, ``root_sums`` its (W, S, Q);
+    ``layout``/``hist_layout``: (offsets, sizes, scales). Writes the same node fields
+    (value: the mean target); returns the number of nodes."""
     cdef Outputs out = _outputs(out_parent, out_branch, out_feature, out_last_bin,
                                 out_next_bin, out_missing_left, out_value, out_impurity,
                                 out_n, out_weight)

@@ -1,12 +1,10 @@
 # cython: language_level=3
-"""Kernels of the optimal-tree search, compiled (issue 39): candidate tests and the exact
-solver of subproblems of depth <= 2 (``optimal.py``), the pair-count depth-2 solver of
-binary nodes (``optimal_pairs.py``) and the depth-3 level on binary data
-(``optimal_deep.py``).
+"""Kernels of the optimal-tree search, compiled: candidate tests and the exact solver of
+subproblems of depth <= 2, the pair-count depth-2 solver of binary nodes and the depth-3
+level on binary data (docs/optimal.md).
 
-The Cython port of those three numba modules (see their docstrings for what each kernel
-computes and why): the same public functions with the same arguments and results, the same
-arithmetic in the same order, so the trees found are the numba kernels' exactly.
+They do the numba build's arithmetic (commit b87f659) in the same order, so they find
+exactly its trees, checked by tests/test_kernel_fixtures.py.
 
 Rows carry one integer code per feature (``codes``: int32, C order, -1 for a missing
 value); ``y`` int32 classes; ``rows`` int64 row numbers; weights int64 (whole weights:
@@ -25,9 +23,9 @@ own, merged afterwards in scan order, so the trees do not depend on the thread c
 The pair-count solver's three inner loops (the rows' bitsets, the pairs' popcounts and the
 four cells of every root feature) are plain C with ``restrict`` pointers, so that the
 compiler vectorises them, and on x86-64 (GCC, clang) are also compiled for AVX2 and for
-AVX-512 with its vector popcount, the best one the CPU has picked at run time (numba
-compiled for the host CPU): each lane does the scalar loop's operations in the same order
-(no reassociation, no FMA), so every variant gives the same numbers (``_simd_level``).
+AVX-512 with its vector popcount, the best one the CPU has picked at run time: each
+lane does the scalar loop's operations in the same order (no reassociation, no FMA), so
+every variant gives the same numbers (``_simd_level``).
 """
 
 cimport cython
@@ -58,7 +56,7 @@ cdef enum:
 cdef int64_t C_PARALLEL_WORK = 1 << 20
 cdef int64_t stepped_cuts = C_STEPPED_CUTS  # _set_stepped_cuts (tests) changes it
 
-# -- optimal.py's constants ---------------------------------------------------------------
+# -- constants of the tests and the depth-2 solver ----------------------------------------
 ORDERED, SUBSET, KNOWN = C_ORDERED, C_SUBSET, C_KNOWN
 MAX_SUBSET = C_MAX_SUBSET  # most categories a SUBSET test lists
 TEST_WIDTH = TW
@@ -66,7 +64,7 @@ NO_FEATURE = C_NO_FEATURE
 BOUND_FEATURES = C_BOUND_FEATURES  # features whose best single cut gives the first bounds
 PARALLEL_WORK = C_PARALLEL_WORK  # rows x cuts of a node's interval blocks run threaded
 STEPPED_CUTS = C_STEPPED_CUTS  # intervals of more cuts are bounded by feature steps
-# -- optimal_deep.py's ---------------------------------------------------------------------
+# -- constants of the depth-3 level --------------------------------------------------------
 SIMILAR_KEPT = C_SIMILAR_KEPT  # solved children kept for the similarity bound
 
 
@@ -81,12 +79,12 @@ def _set_stepped_cuts(int64_t cuts):
 
 # -- small helpers -------------------------------------------------------------------------
 cdef inline wt wmin(wt a, wt b) noexcept nogil:
-    """numba's (Python's) ``min(a, b)``: b only when b < a."""
+    """Python's ``min(a, b)``: b only when b < a."""
     return b if b < a else a
 
 
 cdef inline wt wmax(wt a, wt b) noexcept nogil:
-    """numba's ``max(a, b)``: b only when b > a."""
+    """Python's ``max(a, b)``: b only when b > a."""
     return b if b > a else a
 
 
@@ -217,7 +215,7 @@ cdef inline void scratch_free(Scratch* s) noexcept nogil:
     s.memory = NULL
 
 
-# -- optimal.py: tests and class tables -----------------------------------------------------
+# -- tests and class tables -----------------------------------------------------------------
 cdef inline wt leaf_err(const wt* vec, Py_ssize_t K) noexcept nogil:
     """Weight of a leaf's rows outside its majority class."""
     cdef wt total = vec[0]
@@ -1403,7 +1401,7 @@ cdef void fill_node(Node* nd, const int32_t[:, ::1] codes, const int32_t* y, con
     nd.sweep = False
 
 
-# -- the public kernels of optimal.py ------------------------------------------------------
+# -- the public kernels: leaf errors, class tables, tests, row splits ----------------------
 def leaf_error(const wt[:] vec, Py_ssize_t n_classes):
     """Weight of a leaf's rows outside its majority class."""
     cdef wt total = vec[0]
@@ -1461,8 +1459,8 @@ def scan_tests(const wt[:, ::1] tab, const int64_t[::1] offsets, const int64_t[:
                const uchar[::1] categorical, Py_ssize_t n_classes, bint learn,
                int64_t max_subset, int64_t min_leaf, wt best, int64_t[:, ::1] best_test,
                int64_t[:, ::1] emit, wt[::1] emit_error):
-    """Every candidate test of a node, from its class table: ``(best, n_tests)`` (see
-    optimal.py)."""
+    """Every candidate test of a node, from its class table: ``(best, n_tests)``
+    (docs/optimal.md)."""
     cdef Py_ssize_t capacity = emit.shape[0], n_emit
     cdef int64_t* present = <int64_t*> _alloc(tab.shape[0] * sizeof(int64_t))
     cdef wt* vec = <wt*> _alloc(4 * (n_classes + 1) * sizeof(wt))
@@ -1639,7 +1637,7 @@ def depth2_node(const int32_t[:, ::1] codes, const int32_t[::1] y, const wt[::1]
                 wt cap2, wt cap3, wt[::1] out_error, int64_t[:, :, ::1] out_tests):
     """The per-node part of ``solve_depth2``: the node's class table, its root tests, the
     sorted rows of its sweeps, the bounds of its interval pruning and the scratch tables
-    (see optimal.py), as the tuple ``(table, offsets, glob, local, total, tests, errors,
+    (docs/optimal.md), as the tuple ``(table, offsets, glob, local, total, tests, errors,
     orders, node_feat, bounds, flags, work, scratch)``. With ``reset`` the outputs are set
     to the leaf and the best single split."""
     cdef const int64_t[::1] rows = _rows_view(rows_in)
@@ -2169,7 +2167,7 @@ def solve_depth2(const int32_t[:, ::1] codes, const int32_t[::1] y, const wt[::1
                  int64_t[:, :, ::1] out_tests):
     """Exact optimum of the node ``rows`` at depth <= ``depth`` (1 or 2), for every split
     budget 0..3, over the root tests ``first`` to ``last - 1`` (in scan order):
-    ``depth2_node`` then ``depth2_tests`` (see optimal.py). Returns ``(number of root
+    ``depth2_node`` then ``depth2_tests`` (docs/optimal.md). Returns ``(number of root
     tests, end)``."""
     cdef const int64_t[::1] rows = _rows_view(rows_in)
     cdef wt no_cap = 0  # no tree errs more than the node's weight (summed in order)
@@ -2183,10 +2181,10 @@ def solve_depth2(const int32_t[:, ::1] codes, const int32_t[::1] y, const wt[::1
                         min_leaf, first, last, 1, out_error, out_tests)
 
 
-# -- optimal_pairs.py: the depth-2 solver of nodes where every feature is binary ------------
+# -- the pair-count depth-2 solver of nodes where every feature is binary -------------------
 cdef extern from *:
     """
-    /* The pair-count solver's inner loops (optimal_pairs.py), in C: the pointers are
+    /* The pair-count solver's inner loops, in C: the pointers are
        ``restrict`` (the arrays never overlap), so the compiler vectorises the loops over
        the features b. On x86-64 with GCC or clang each loop is also compiled for AVX2 and
        for AVX-512 (with its vector popcount), picked once at run time by the CPU; they
@@ -2800,7 +2798,7 @@ def solve_depth2_binary(const int32_t[:, ::1] codes, const int32_t[::1] y, const
     return p
 
 
-# -- optimal_deep.py: the depth-3 level on binary data --------------------------------------
+# -- the depth-3 level on binary data -------------------------------------------------------
 cdef extern from *:
     """
     #define QUERCUS_FNV_BASIS 14695981039346656037ULL
@@ -2997,7 +2995,7 @@ def solve_depth3_binary(const int32_t[:, ::1] codes, const int32_t[::1] y, const
                         Py_ssize_t n_classes, int64_t min_leaf, wt alpha, bint similar,
                         wt best, tuple memo, int64_t[:, :, ::1] out, int64_t[::1] stats):
     """Try the splits ``tests[order[first:last]]`` of a depth-3 node against ``best`` (the
-    cost to beat), with the memo of depth-2 children (see optimal_deep.py). Returns
+    cost to beat), with the memo of depth-2 children (docs/optimal.md). Returns
     ``(best, best_t, stop)``."""
     cdef const int64_t[::1] rows = _rows_view(rows_in)
     cdef uint64_t[::1] m_hash = memo[0]
@@ -3106,7 +3104,7 @@ def solve_depth3_binary(const int32_t[:, ::1] codes, const int32_t[::1] y, const
     return best, best_t, stop
 
 
-# -- parts of the depth-2 solver, for tests (numba's private kernels, same arguments) ------
+# -- parts of the depth-2 solver, for tests (the old private kernels' arguments) -----------
 # Thin wrappers of the cdef functions above: each checks its arrays' sizes (a ValueError,
 # not a crash, on wrong input), builds the Node / Scratch its function reads the way
 # depth2_node and depth2_tests do, calls it and leaves the results in the caller's arrays.
@@ -3188,9 +3186,9 @@ cdef int _check_work(tuple work, Py_ssize_t W, str name) except -1:
 
 
 def _feature_steps(const wt[::1] a, const wt[::1] b, wt[:, ::1] out, wt big):
-    """``optimal._feature_steps`` (``feature_steps``): ``out`` (3, F + 1), the steps b - a
-    in increasing order, the prefix minima of a and the suffix minima of b in that order
-    (``big`` where there is none)."""
+    """``feature_steps``: ``out`` (3, F + 1), the steps b - a in increasing order, the
+    prefix minima of a and the suffix minima of b in that order (``big`` where there is
+    none)."""
     cdef Py_ssize_t F = a.shape[0]
     if b.shape[0] != F or out.shape[0] != 3 or out.shape[1] != F + 1:
         raise ValueError("_feature_steps: a, b of F values, out of shape (3, F + 1)")
@@ -3201,8 +3199,8 @@ def _feature_steps(const wt[::1] a, const wt[::1] b, wt[:, ::1] out, wt big):
 def _max_tests(const wt[:, ::1] tab, const int64_t[::1] offsets,
                const uchar[::1] categorical, Py_ssize_t n_classes, bint learn,
                int64_t max_subset):
-    """``optimal._max_tests`` (``max_tests_c``): the candidate tests ``scan_tests`` looks
-    at (valid or not), the room ``depth2_node`` makes for them."""
+    """``max_tests_c``: the candidate tests ``scan_tests`` looks at (valid or not), the room
+    ``depth2_node`` makes for them."""
     cdef Py_ssize_t F = offsets.shape[0] - 1, room
     _check_table(tab.shape[0], tab.shape[1], offsets, n_classes, "_max_tests")
     if categorical.shape[0] < F or max_subset > C_MAX_SUBSET:
@@ -3214,8 +3212,8 @@ def _max_tests(const wt[:, ::1] tab, const int64_t[::1] offsets,
 
 
 def _stable_order(const wt[::1] a, const wt[::1] b, int64_t[::1] out):
-    """``optimal._stable_order`` (``stable_order``): the positions of ``a + b`` from the
-    lowest up, ties in position order, to ``out``."""
+    """``stable_order``: the positions of ``a + b`` from the lowest up, ties in position
+    order, to ``out``."""
     cdef Py_ssize_t n = out.shape[0]
     if a.shape[0] != n or b.shape[0] != n:
         raise ValueError("_stable_order: a, b and out of one length")
@@ -3226,9 +3224,9 @@ def _stable_order(const wt[::1] a, const wt[::1] b, int64_t[::1] out):
 def _feature_orders(const int64_t[:, ::1] local, const int64_t[::1] offsets,
                     const int64_t[::1] glob, const int32_t[::1] y, const wt[::1] w, rows_in,
                     tuple orders):
-    """``optimal._feature_orders`` (``feature_orders``): for each feature g the positions
-    of the node's rows by its code (``orders[0][g]``), and in that order their codes,
-    classes and weights (``orders[1:]``, each (F, n))."""
+    """``feature_orders``: for each feature g the positions of the node's rows by its code
+    (``orders[0][g]``), and in that order their codes, classes and weights (``orders[1:]``,
+    each (F, n))."""
     cdef const int64_t[::1] rows = _rows_view(rows_in)
     cdef Py_ssize_t n = rows.shape[0], F = offsets.shape[0] - 1, n_slots
     _check_offsets(offsets, glob.shape[0], "_feature_orders")
@@ -3287,10 +3285,10 @@ cdef int _sweep_node(Node* nd, Py_ssize_t F, Py_ssize_t n, Py_ssize_t K, int64_t
 def _sweep_feature(Py_ssize_t g, const uchar[::1] goes, tuple orders, const wt[:, ::1] tot,
                    Py_ssize_t n_classes, int64_t min_leaf, wt[::1] e_out, int64_t[::1] c_out,
                    const wt[::1] limit, const uchar[::1] ties, int64_t[:, ::1] packed):
-    """``optimal._sweep_feature`` (``sweep_feature``): both children's best cut of feature
-    g by one sweep of its sorted rows (``orders`` from ``_feature_orders``; ``goes[i]``:
-    position i goes left; ``tot`` (2, K + 1) the children's totals), capped at ``limit``;
-    ``e_out[s]``, ``c_out[s]`` for child s. ``packed`` (2, n): the sweep's scratch."""
+    """``sweep_feature``: both children's best cut of feature g by one sweep of its sorted
+    rows (``orders`` from ``_feature_orders``; ``goes[i]``: position i goes left; ``tot``
+    (2, K + 1) the children's totals), capped at ``limit``; ``e_out[s]``, ``c_out[s]`` for
+    child s. ``packed`` (2, n): the sweep's scratch."""
     cdef Py_ssize_t K = n_classes, F, n
     if len(orders) != 4:
         raise ValueError("_sweep_feature: orders is (by_feature, codes, classes, weights)")
@@ -3323,11 +3321,10 @@ def _sweep_child_bests(const uchar[::1] goes, tuple orders, const int32_t[::1] y
                        const wt[::1] w, rows_in, Py_ssize_t n_classes, int64_t min_leaf,
                        tuple work, const wt[:, ::1] lb, const int64_t[::1] first,
                        wt[:, ::1] feat_best):
-    """``optimal._sweep_child_bests`` (``sweep_child_bests``): ``(leaf_l, best_l, leaf_r,
-    best_r)`` of the root test that sends position i left when ``goes[i]``, by sweeps;
-    ``work``'s lvec, rvec get the children's totals, test_l, test_r their best tests;
-    ``lb``, ``feat_best`` (2, F) the per-feature bounds given and found; ``first`` the
-    features swept first (-1: none)."""
+    """``sweep_child_bests``: ``(leaf_l, best_l, leaf_r, best_r)`` of the root test that
+    sends position i left when ``goes[i]``, by sweeps; ``work``'s lvec, rvec get the
+    children's totals, test_l, test_r their best tests; ``lb``, ``feat_best`` (2, F) the
+    per-feature bounds given and found; ``first`` the features swept first (-1: none)."""
     cdef const int64_t[::1] rows = _rows_view(rows_in)
     cdef Py_ssize_t n = rows.shape[0], F = lb.shape[1], K = n_classes, s
     if K < 1:
@@ -3376,8 +3373,8 @@ def _side_tables(const wt[:, ::1] table, const int64_t[:, ::1] local,
                  const uchar[::1] rows_left, Py_ssize_t n_rows, Py_ssize_t n_classes,
                  const int32_t[::1] y, const wt[::1] w, rows_in, wt[:, ::1] left,
                  wt[:, ::1] right):
-    """``optimal._side_tables`` (``side_tables``): the left and right class tables of a
-    node split, ``rows_left[i]`` flagging row ``rows[i]`` (i < n_rows) left."""
+    """``side_tables``: the left and right class tables of a node split, ``rows_left[i]``
+    flagging row ``rows[i]`` (i < n_rows) left."""
     cdef const int64_t[::1] rows = _rows_view(rows_in)
     cdef Py_ssize_t n_slots = table.shape[0], F = local.shape[1], K = n_classes
     if K < 1 or table.shape[1] != K + 1 or left.shape[0] != n_slots \
@@ -3408,9 +3405,9 @@ def _child_bests(const wt[:, ::1] left, const wt[:, ::1] right, const wt[::1] to
                  const int64_t[::1] offsets, const int64_t[::1] glob,
                  const uchar[::1] categorical, Py_ssize_t n_classes, bint learn,
                  int64_t max_subset, int64_t min_leaf, tuple work):
-    """``optimal._child_bests`` (``child_bests``): ``(leaf_l, d1_l, leaf_r, d1_r)`` of the
-    children of a root test from their class tables (``total`` the node's totals);
-    ``work``'s lvec, rvec get the children's totals, test_l, test_r their best tests."""
+    """``child_bests``: ``(leaf_l, d1_l, leaf_r, d1_r)`` of the children of a root test from
+    their class tables (``total`` the node's totals); ``work``'s lvec, rvec get the
+    children's totals, test_l, test_r their best tests."""
     cdef Py_ssize_t n_slots = left.shape[0], F = offsets.shape[0] - 1, K = n_classes
     _check_table(n_slots, left.shape[1], offsets, K, "_child_bests")
     _check_work(work, K + 1, "_child_bests")

@@ -1,22 +1,20 @@
 # cython: language_level=3
-"""Prediction kernels of the flat tree, compiled (issue 39): they replace the numba modules
-``predict`` (one traversal for every node kind), ``predict_numeric`` (the packed traversal of
-trees of numeric thresholds) and ``predict_surrogate`` (rpart's routing with surrogates).
+"""Prediction kernels of the flat tree, compiled: one traversal for every node kind, the
+packed traversal of trees of numeric thresholds, and rpart's routing with surrogates.
 
-Same names, arguments and results as the numba kernels. The traversals release the GIL and
-run in parallel over rows (OpenMP) where numba's did; every row writes only its own output,
-so the results do not depend on the thread count.
+They give exactly what the numba build (commit b87f659) gave, checked by
+tests/test_kernel_fixtures.py. The traversals release the GIL; those with one output per row
+run in parallel over rows (OpenMP), every row writing only its own output, so the results
+do not depend on the thread count.
 
-The ``def`` functions accept what numba accepted: arrays of the tree's own dtypes
-(``tree._ARRAY_FIELDS``) in C order are read as they are, others are converted first; X is
-float32 or float64 rows in C order (another dtype becomes float64, as
-``tree._as_float_rows`` does). The outputs are written in place, as numba's were. The hot
-loops read the arrays through raw pointers gathered in a struct.
+The ``def`` functions read arrays of the tree's own dtypes (``tree._ARRAY_FIELDS``) in C
+order as they are and convert others first; X is float32 or float64 rows in C order
+(another dtype becomes float64, as ``tree._as_float_rows`` does). The outputs are written
+in place. The hot loops read the arrays through raw pointers gathered in a struct.
 
-Two things numba's kernels did not do, neither of which changes a result: fewer than
-``SERIAL_ROWS`` rows are done in the calling thread (no OpenMP start-up), and the numeric
-kernel prefetches the rows of a block a few blocks ahead (its descent waits on X's cache
-lines, not on arithmetic).
+Neither of these changes a result: fewer than ``SERIAL_ROWS`` rows are done in the calling
+thread (no OpenMP start-up), and the numeric kernel prefetches the rows of a block a few
+blocks ahead (its descent waits on X's cache lines, not on arithmetic).
 """
 
 cimport cython
@@ -38,14 +36,14 @@ cdef enum:
     # own output, so the results are the same
     SERIAL_ROWS = 128
 
-# -- predict.py ----------------------------------------------------------------------------
+# -- node kinds of the flat tree -----------------------------------------------------------
 LEAF = K_LEAF
 NUMERIC = K_NUMERIC
 CATEGORICAL = K_CATEGORICAL
 INTERVAL = K_INTERVAL  # threshold <= value <= interval_high -> branch 0 (inside), else 1
 WEIGHTED = K_WEIGHTED  # missing_branch of a node that sends missing values down every branch
 
-# -- predict_numeric.py --------------------------------------------------------------------
+# -- trees of numeric thresholds: flags, lanes, prefetch -----------------------------------
 cdef enum:
     P_MISSING_LEFT = 1  # a missing value takes branch 0
     P_SPLIT = 2  # the node is a split (a leaf is not)
@@ -62,7 +60,7 @@ FEATURE_SHIFT = P_FEATURE_SHIFT
 NAN_RIGHT = P_NAN_RIGHT
 LANES = P_LANES
 
-# -- predict_surrogate.py ------------------------------------------------------------------
+# -- rpart's routing: the stop code --------------------------------------------------------
 cdef enum:
     K_STOP = -1
 
@@ -156,7 +154,7 @@ cdef _Rows _rows(X):
     return rows
 
 
-# -- the flat tree (predict.py) ------------------------------------------------------------
+# -- the flat tree -------------------------------------------------------------------------
 cdef class _FlatArrays:
     """The node arrays of one call, kept alive while the kernel reads their pointers."""
     cdef const int8_t[::1] kind
@@ -464,7 +462,7 @@ def proba_rows(X, kind, feature, threshold, interval_high, child_ptr, child_ids,
         raise MemoryError()
 
 
-# -- trees of numeric thresholds (predict_numeric.py) --------------------------------------
+# -- trees of numeric thresholds -----------------------------------------------------------
 cdef inline void _lookup_block(const cython.floating* x, Py_ssize_t width,
                                const cython.floating* top_thresholds,
                                const uint32_t* top_fields, Py_ssize_t top_depth,
@@ -648,7 +646,7 @@ def numeric_leaf_lookup(X, top_thresholds, top_fields, top_depth, top_nodes, thr
             look_f = _c(lookup, np.float64)
     tops = np.asarray(top_thresholds)
     if rows.single and tops.dtype != np.float32:
-        # float64 thresholds for float32 rows: compared in float64, as numba's kernel did
+        # float64 thresholds for float32 rows: the rows are compared in float64
         rows = _rows(np.asarray(X, dtype=np.float64))
     if rows.single:
         top32 = _c(tops, np.float32)
@@ -674,7 +672,7 @@ def numeric_leaf_lookup(X, top_thresholds, top_fields, top_depth, top_nodes, thr
         out[:rows.n] = target
 
 
-# -- rpart's routing (predict_surrogate.py) ------------------------------------------------
+# -- rpart's routing -----------------------------------------------------------------------
 cdef class _RoutingArrays:
     """The arrays of one call, kept alive while the kernel reads their pointers."""
     cdef const int8_t[::1] kind

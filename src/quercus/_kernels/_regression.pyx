@@ -1,11 +1,10 @@
 # cython: language_level=3
-"""The regression trees' exact split search, compiled (issue 39): node statistics, the
-squared-error / Poisson sweep, the absolute-error sweep over target ranks, and the
-categorical splits (mean-ordered prefixes, absolute-error subsets, Poisson subsets).
+"""The regression trees' exact split search, compiled: node statistics, the squared-error /
+Poisson sweep, the absolute-error sweep over target ranks, and the categorical splits
+(mean-ordered prefixes, absolute-error subsets, Poisson subsets).
 
-The Cython port of ``split_regression.py``, ``split_absolute.py`` and ``split_poisson.py``
-(see their docstrings for what each kernel computes and why): the same public functions
-with the same arguments and results, the same floating-point operations in the same order.
+They compute exactly what the numba build (commit b87f659) did, with the same floating-point
+operations in the same order, checked by tests/test_kernel_fixtures.py.
 
 The callers (``splitting/regression.py``, ``regression_losses.py``, ``hist_regression.py``)
 pass C-contiguous arrays: float64 ``X`` (rows x features), targets and weights; the sorted
@@ -13,12 +12,12 @@ orders ``order`` (features x rows) and their row segments as int32 or int64; ``f
 and ranks as int64; category counts as int64; boolean outputs as numpy bools; category maps
 as int32.
 
-numba's stable argsort (``kind="mergesort"``) orders floats by ``<`` with NaN last, ties
+numpy's stable argsort (``kind="mergesort"``) orders floats by ``<`` with NaN last, ties
 kept in position: a strict weak order, so any stable sort gives its permutation; small
 arrays are merge-sorted here, large ones radix-sorted (``_common.stable_argsort``).
 
-numba's kernels raise ``ZeroDivisionError`` on a float division by zero; the one division
-here that nothing guards (``node_poisson_stats``' mean) does the same.
+The one float division here that nothing guards (``node_poisson_stats``' mean) raises
+``ZeroDivisionError`` on a zero divisor, as Python's division does.
 """
 
 from cpython.buffer cimport (
@@ -42,7 +41,7 @@ import numpy as np
 
 # The weighted-median descents of ``_prefix_abs_errors`` branch on float comparisons; GCC
 # turns those branches into selects, a chain of dependent loads 1.3x slower here than
-# numba's branches. An empty volatile asm in the taken branch keeps it a branch.
+# the branches. An empty volatile asm in the taken branch keeps it a branch.
 cdef extern from *:
     """
     #if defined(__GNUC__) && !defined(__clang__)
@@ -64,7 +63,7 @@ MAX_EXHAUSTIVE_GROUPS = 10
 cdef enum:
     C_POISSON = 1
     C_MAX_EXHAUSTIVE_GROUPS = 10
-    SMALL_MERGESORT = 20  # numba's (numpy's) insertion-sort size
+    SMALL_MERGESORT = 20  # numpy's mergesort's insertion-sort size
     RADIX_MIN = 1024  # from this many values the radix argsort is the faster
 
 ctypedef fused index_t:
@@ -151,9 +150,9 @@ cdef inline void _release(Held* held) noexcept:
     held.count = 0
 
 
-# -- stable argsort of float64 values (numba's kind="mergesort") -------------------------
+# -- stable argsort of float64 values (kind="mergesort") ---------------------------------
 cdef inline bint _lt(double a, double b) noexcept nogil:
-    """numba's order of floats: ``<``, NaN after every number."""
+    """numpy's sort order of floats: ``<``, NaN after every number."""
     return a < b or (isnan(b) and not isnan(a))
 
 
@@ -184,7 +183,7 @@ cdef void _merge_argsort(int64_t* arr, Py_ssize_t size, const double* vals,
             arr[k] = ws[i]
             i += 1
             k += 1
-    else:  # insertion sort (numba swaps; shifting the larger entries up is the same)
+    else:  # insertion sort, shifting the larger entries up
         for i in range(1, size):
             t = arr[i]
             v = vals[t]
@@ -220,7 +219,7 @@ cdef inline void _fill_int32(int32_t* out, Py_ssize_t n, int32_t value) noexcept
         out[k] = value
 
 
-# -- split_regression ----------------------------------------------------------------------
+# -- squared error: node sums, the sweep, mean-ordered categories --------------------------
 cdef inline Py_ssize_t _trailing_missing(const double* X, Py_ssize_t width,
                                          const index_t* seg, Py_ssize_t f,
                                          Py_ssize_t n) noexcept nogil:
@@ -234,7 +233,9 @@ cdef inline Py_ssize_t _trailing_missing(const double* X, Py_ssize_t width,
 cdef inline Py_ssize_t _missing_if_splittable(const double* X, Py_ssize_t width,
                                               const index_t* seg, Py_ssize_t f,
                                               Py_ssize_t n) noexcept nogil:
-    """``split_regression.missing_if_splittable`` on the segment ``seg[:n]``."""
+    """How many rows of the segment ``seg[:n]`` miss feature ``f``, or -1 when ``f`` cannot
+    split the node (every value missing, or the known values all within FEATURE_THRESHOLD
+    of each other and none missing)."""
     cdef Py_ssize_t n_missing = _trailing_missing(X, width, seg, f, n)
     cdef Py_ssize_t n_known = n - n_missing
     cdef double first_value, last_value
@@ -251,8 +252,10 @@ cdef inline bint _cut_is_valid(double x_r, double x_next, Py_ssize_t q, Py_ssize
                                Py_ssize_t n_missing, bint missing_left, Py_ssize_t n_left,
                                Py_ssize_t n, double w_left, double w_total,
                                int64_t min_samples_leaf, double min_weight_leaf) noexcept nogil:
-    """``split_regression.cut_is_valid`` (``x_r``, ``x_next``: the values of the rows at
-    sorted positions ``q - 1`` and ``q``; ``x_next`` ignored when ``q == n_known``)."""
+    """Whether the cut after sorted position ``q - 1`` is a valid split of a sweep: between
+    distinct values (or exactly the missing rows right), both sides within the limits and
+    of positive weight (``x_r``, ``x_next``: the values of the rows at sorted positions
+    ``q - 1`` and ``q``; ``x_next`` ignored when ``q == n_known``)."""
     cdef Py_ssize_t n_right
     cdef double w_right
     if q < n_known:
@@ -481,7 +484,7 @@ def best_regression_splits(X, y, sample_weight, order, Py_ssize_t start, Py_ssiz
                            features, int64_t min_samples_leaf, double min_weight_leaf,
                            out_proxy, out_threshold, out_missing_left, int criterion=0):
     """Best squared-error (or Poisson, ``criterion=POISSON``) cut of ``order[f, start:end]``
-    for each feature in ``features``, on the threads (``split_regression``'s)."""
+    for each feature in ``features``, on the threads."""
     _regression_entry(True, X, y, sample_weight, order, start, end, features,
                       min_samples_leaf, min_weight_leaf, out_proxy, out_threshold,
                       out_missing_left, criterion)
@@ -568,8 +571,8 @@ cdef Py_ssize_t _present_codes(const int64_t* counts, Py_ssize_t n_codes,
 
 cdef Py_ssize_t _node_groups(const int64_t* counts, Py_ssize_t n_codes,
                              int64_t* groups) noexcept nogil:
-    """``split_regression.node_groups`` into ``groups`` (n_codes + 1 entries); their
-    number."""
+    """The groups of a categorical split into ``groups`` (n_codes + 1 entries): the codes
+    present (``counts[c] > 0``), then ``n_codes`` (the missing rows) if any; their number."""
     cdef Py_ssize_t m = _present_codes(counts, n_codes, groups)
     if counts[n_codes] > 0:
         groups[m] = n_codes
@@ -580,7 +583,9 @@ cdef Py_ssize_t _node_groups(const int64_t* counts, Py_ssize_t n_codes,
 cdef bint _group_branches(const uchar* left, const int64_t* groups, Py_ssize_t m,
                           const int64_t* counts, Py_ssize_t n_codes, int32_t* out_branch,
                           Py_ssize_t n_branch) noexcept nogil:
-    """``split_regression.group_branches``."""
+    """Write a split of the groups (``left[j]``: group j goes left) as the category map
+    ``out_branch`` (0 left, 1 right; absent categories go to the side with more rows, right
+    on a tie); returns whether missing values go left (with no missing rows: that side)."""
     cdef int64_t n_left = 0, n_total = 0
     cdef Py_ssize_t j
     cdef int32_t larger
@@ -718,7 +723,7 @@ cdef int _subset_entry(Held* held, bint poisson, weight, target_sum, counts,
 def best_mean_ordered_split(weight, target_sum, counts, int64_t min_samples_leaf,
                             double min_weight_leaf, out_branch):
     """Best binary subset split of one categorical feature under squared error: the best
-    prefix of the categories ordered by mean target (``split_regression``'s); returns
+    prefix of the categories ordered by mean target; returns
     ``(proxy, missing_left)``, proxy -inf when no valid split exists."""
     cdef Held held
     cdef double best
@@ -735,7 +740,7 @@ def best_mean_ordered_split(weight, target_sum, counts, int64_t min_samples_leaf
     return best, missing_left
 
 
-# -- split_absolute ------------------------------------------------------------------------
+# -- absolute error: medians, target ranks, the sweep, subsets -----------------------------
 cdef double _weighted_median(const double* sorted_y, const double* sorted_w,
                              Py_ssize_t n) noexcept nogil:
     """Weighted median of ascending targets with positive weights (scikit-learn's rule)."""
@@ -901,8 +906,9 @@ cdef inline Py_ssize_t _top_bit(Py_ssize_t size) noexcept nogil:
 cdef void _prefix_abs_errors(const int64_t* ranks, const double* weights, Py_ssize_t count,
                              Py_ssize_t step, const double* sorted_y, Py_ssize_t size,
                              double* tree_w, double* tree_wy, double* out) noexcept nogil:
-    """``split_absolute.prefix_abs_errors`` over the entries ``ranks[k * step]``,
-    ``weights[k * step]`` for k < count (step -1: a reversed array); ``tree_w``,
+    """``out[k]``: the weighted absolute deviation from their median of the first k + 1
+    entries ``ranks[i * step]`` (the rank of the entry's target in ``sorted_y``),
+    ``weights[i * step]``, for k < count (step -1: a reversed array); ``tree_w``,
     ``tree_wy``: size + 1 entries."""
     cdef Py_ssize_t top = _top_bit(size), k, i, a, b, nxt, bit, rk
     cdef double total_w = 0.0, total_wy = 0.0, w, wy, half, cum, below_w, below_wy, median
@@ -1103,7 +1109,7 @@ def best_absolute_splits(X, y, sample_weight, order, Py_ssize_t start, Py_ssize_
                          features, rank, sorted_y, int64_t min_samples_leaf,
                          double min_weight_leaf, out_proxy, out_threshold, out_missing_left):
     """Best absolute-error cut of ``order[f, start:end]`` for each feature in ``features``,
-    on the threads (``split_absolute``'s); ``rank``/``sorted_y``: ``node_ranks``'."""
+    on the threads; ``rank``/``sorted_y``: ``node_ranks``'."""
     _absolute_entry(True, X, sample_weight, order, start, end, features, rank, sorted_y,
                     min_samples_leaf, min_weight_leaf, out_proxy, out_threshold,
                     out_missing_left)
@@ -1124,7 +1130,7 @@ cdef double _sides_abs_error(const double* sorted_y, const double* sorted_w,
                              double w_left, double w_right) noexcept nogil:
     """Summed absolute deviation of the two sides from their own medians (rows sorted by
     target; row k goes left when bit ``sorted_g[k]`` of ``mask`` is set). The median search
-    stops once both sides have found theirs (numba's loop runs on, changing nothing)."""
+    stops once both sides have found theirs (running on would change nothing)."""
     cdef double medians[2]
     cdef double half[2]
     cdef double cum[2]
@@ -1350,9 +1356,8 @@ cdef int _absolute_subset(const double* X, Py_ssize_t width, const double* y,
 def best_absolute_subset_split(X, y, sample_weight, rows, Py_ssize_t feature,
                                Py_ssize_t n_codes, int64_t min_samples_leaf,
                                double min_weight_leaf, out_branch):
-    """Best binary split of one categorical feature under absolute error
-    (``split_absolute``'s); returns ``(proxy, missing_left)``, proxy -inf when no valid
-    split exists."""
+    """Best binary split of one categorical feature under absolute error; returns
+    ``(proxy, missing_left)``, proxy -inf when no valid split exists."""
     cdef Held held
     cdef Py_buffer* x
     cdef Py_buffer* r
@@ -1387,10 +1392,10 @@ def best_absolute_subset_split(X, y, sample_weight, rows, Py_ssize_t feature,
     return best, missing_left
 
 
-# -- split_poisson -------------------------------------------------------------------------
+# -- Poisson: node statistics, subsets -----------------------------------------------------
 cdef int _node_poisson_stats(const double* y, const double* sample_weight,
                              const index_t* rows, Py_ssize_t n, double* out) noexcept nogil:
-    """Returns -1 on a division by zero (numba's ZeroDivisionError), else 0."""
+    """Returns -1 on a division by zero (raised as ZeroDivisionError), else 0."""
     cdef double w_sum = 0.0, s_sum = 0.0, mean, loss = 0.0
     cdef Py_ssize_t p, r
     for p in range(n):
@@ -1561,9 +1566,8 @@ cdef int _poisson_subset(const double* weight, const double* target_sum,
 
 def best_poisson_subset_split(weight, target_sum, counts, int64_t min_samples_leaf,
                               double min_weight_leaf, out_branch):
-    """Best binary subset split of one categorical feature under Poisson deviance
-    (``split_poisson``'s); returns ``(proxy, missing_left)``, proxy -inf when no valid
-    split exists."""
+    """Best binary subset split of one categorical feature under Poisson deviance; returns
+    ``(proxy, missing_left)``, proxy -inf when no valid split exists."""
     cdef Held held
     cdef double best
     cdef bint missing_left

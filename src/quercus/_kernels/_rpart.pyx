@@ -1,24 +1,22 @@
 # cython: language_level=3
-"""rpart's kernels, compiled (issue 39): split searches, surrogates, routing, the
-cross-validation fold growth and walk, and the "anova" split search.
+"""rpart's kernels, compiled: split searches, surrogates, routing, the cross-validation
+fold growth and walk, and the "anova" split search.
 
-The Cython port of ``rpart_split.py``, ``rpart_fold.py`` and ``rpart_anova.py`` (see their
-docstrings for what each kernel computes and why its arithmetic is what it is): the same
-public functions with the same arguments and results, the same floating-point operations
-in the same order.
+They compute exactly what the numba build (commit b87f659) did, with the same floating-point
+operations in the same order, checked by tests/test_kernel_fixtures.py.
 
 Rows of a node live in a segment ``order[f, start:start + n]`` of a (features x rows) index
 array: for every feature the node's rows sorted by that feature's value, missing (NaN)
 values last; ``vals[f, pos]`` holds that row's value. Direction codes: -1 left, +1 right,
 0 missing / stays. Criterion codes: 0 Gini, 1 information.
 
-numba's kernels raise ``ZeroDivisionError`` on a float division by zero (its default,
-Python error model); the divisions here that nothing guards do the same, checked where
-they happen and raised when the kernel returns (its results are then never used).
+The float divisions here that nothing guards raise ``ZeroDivisionError`` on a zero
+divisor, as Python's division does: checked where they happen and raised when the kernel
+returns (its results are then never used).
 
-``_categorical_best``, ``_parent_term`` and ``_subset_improve``, numba's private parts of
-the split search that tests call, are here too with numba's arguments (Python wrappers of
-the C functions).
+``_categorical_best``, ``_parent_term`` and ``_subset_improve``, private parts of the split
+search that tests call, are here too with the old private kernels' arguments (Python
+wrappers of the C functions).
 """
 
 from libc.math cimport INFINITY, fabs, isnan, log
@@ -95,12 +93,12 @@ cdef int _take(object obj, Py_buffer* buf, int ndim, int kind, bint writable,
 
 # -- small helpers ----------------------------------------------------------------------
 cdef inline double nb_max(double a, double b) noexcept nogil:
-    """numba's (and Python's) ``max(a, b)``: b only when b > a."""
+    """Python's ``max(a, b)``: b only when b > a."""
     return b if b > a else a
 
 
 cdef inline double nb_min(double a, double b) noexcept nogil:
-    """numba's ``min(a, b)``: b only when b < a."""
+    """Python's ``min(a, b)``: b only when b < a."""
     return b if b < a else a
 
 
@@ -132,7 +130,7 @@ cdef inline double _scaled_impurity(const double* c, Py_ssize_t K, double total,
 
 cdef inline double _parent_term(const double* tot, Py_ssize_t K, double ttot, int crit,
                                 int* zd) noexcept nogil:
-    """T(S) I(S) as rpart computes it (``rpart_split._parent_term``)."""
+    """T(S) I(S) as rpart computes it."""
     cdef double s = 0.0, p
     cdef Py_ssize_t i
     if crit != 0:
@@ -154,8 +152,7 @@ cdef inline double _parent_term(const double* tot, Py_ssize_t K, double ttot, in
 cdef inline double _literal_improve(const double* first, double t_first,
                                     const double* second, double t_second, double parent,
                                     Py_ssize_t K, int crit) noexcept nogil:
-    """improve = T(S) I(S) - [T(S_1) I(S_1) + T(S_2) I(S_2)], in rpart's own arithmetic
-    (``rpart_split._literal_improve``)."""
+    """improve = T(S) I(S) - [T(S_1) I(S_1) + T(S_2) I(S_2)], in rpart's own arithmetic."""
     cdef double children = 0.0, p
     cdef Py_ssize_t i
     if crit != 0:
@@ -180,7 +177,7 @@ cdef inline double _literal_improve(const double* first, double t_first,
 cdef inline double _subset_improve(const double* first, double t_first,
                                    const double* second, double t_second, double parent,
                                    Py_ssize_t K, int crit, int* zd) noexcept nogil:
-    """``_literal_improve`` for a category set (``rpart_split._subset_improve``)."""
+    """``_literal_improve`` for a category set."""
     cdef double children = 0.0, p
     cdef Py_ssize_t i
     if crit == 0:
@@ -277,8 +274,7 @@ cdef void _scan_sums(const int64_t* ys, const double* cs, const double* ws, cons
                      Py_ssize_t m, Py_ssize_t best_i, Py_ssize_t K, double* tot, double* left,
                      double* right, double* ttot_out, double* tl_out,
                      double* tr_out) noexcept nogil:
-    """The sums rpart's improve is made of at the cut after sorted row ``best_i``
-    (``rpart_split._scan_sums``)."""
+    """The sums rpart's improve is made of at the cut after sorted row ``best_i``."""
     cdef Py_ssize_t i, k
     cdef double ttot = 0.0, tl, tr
     for k in range(K):
@@ -310,7 +306,7 @@ cdef void _numeric_best(const double[:, ::1] vals, const int64_t[:] y, const dou
                         Py_ssize_t start, Py_ssize_t nn, long long minbucket, int crit,
                         Py_ssize_t K, double* out, Scratch* sc, int* zd) noexcept nogil:
     """Best cut of numeric feature j; out = (improve, cut, left_lt, count); improve -1 if
-    none (``rpart_split._numeric_best``)."""
+    none."""
     cdef const int64_t* orow = &order[j, start]
     cdef const double* vrow = &vals[j, start]
     cdef double* xs = sc.xs
@@ -414,8 +410,7 @@ cdef void _categorical_tallies(const double[:, ::1] XC, const int64_t[:] cat_col
                                const int64_t[:, ::1] order, Py_ssize_t start, Py_ssize_t nn,
                                double[:, :, ::1] C, double[:, ::1] T, int64_t[:, ::1] ROWS,
                                int64_t[:] COUNT) noexcept nogil:
-    """Per-level class counts of every categorical feature at a node
-    (``rpart_split.categorical_tallies``)."""
+    """Per-level class counts of every categorical feature at a node (``categorical_tallies``)."""
     cdef Py_ssize_t m = cat_cols.shape[0], c, i, lv, k
     cdef Py_ssize_t last = T.shape[1] - 1, clast = C.shape[1] - 1
     cdef const int64_t* orow
@@ -478,9 +473,9 @@ cdef void _categorical_best(const double* c, const double* t, Py_ssize_t clast,
                             Py_ssize_t nlev, long long minbucket, int crit, Py_ssize_t K,
                             double* out, int8* sides, Py_ssize_t lmax, Scratch* sc,
                             int* zd) noexcept nogil:
-    """Best subset split of one categorical feature from its per-level counts
-    (``rpart_split._categorical_best``): ``c`` its (levels + 1) x K class counts (row
-    ``clast`` the node's), ``t`` its levels + 1 totals, ``rows`` its rows per level."""
+    """Best subset split of one categorical feature from its per-level counts: ``c`` its
+    (levels + 1) x K class counts (row ``clast`` the node's), ``t`` its levels + 1 totals,
+    ``rows`` its rows per level."""
     cdef int64_t* present = sc.ib
     cdef int64_t* seq = sc.ib + lmax
     cdef double* share = sc.fb
@@ -664,7 +659,7 @@ def categorical_tallies(const double[:, ::1] XC, const int64_t[:] cat_cols,
                         double[:, :, ::1] C, double[:, ::1] T, int64_t[:, ::1] ROWS,
                         int64_t[:] COUNT):
     """Per-level class counts of every categorical feature at a node, in one pass over its
-    rows in data order (``rpart_split.categorical_tallies``)."""
+    rows in data order."""
     with nogil:
         _categorical_tallies(XC, cat_cols, y, w, a, order, start, nn, C, T, ROWS, COUNT)
 
@@ -699,9 +694,9 @@ def node_best_splits(const double[:, ::1] vals, const double[:, ::1] XC,
 
 
 
-# -- the split search's parts, for tests (numba's private kernels, same arguments) ------
+# -- the split search's parts, for tests (the old private kernels' arguments) -----------
 def _parent_term_py(const double[::1] tot, double ttot, int crit):
-    """``rpart_split._parent_term``."""
+    """``_parent_term``, for tests."""
     cdef int zd = 0
     cdef double value = _parent_term(&tot[0] if tot.shape[0] else NULL, tot.shape[0], ttot,
                                      crit, &zd)
@@ -711,7 +706,7 @@ def _parent_term_py(const double[::1] tot, double ttot, int crit):
 
 def _subset_improve_py(const double[::1] first, double t_first, const double[::1] second,
                        double t_second, double parent, int crit):
-    """``rpart_split._subset_improve``."""
+    """``_subset_improve``, for tests."""
     cdef int zd = 0
     cdef double value
     if second.shape[0] < first.shape[0]:
@@ -728,9 +723,9 @@ def _categorical_best_py(const double[:, ::1] c, const double[::1] t, const doub
                          long long minbucket, int crit, Py_ssize_t K, double[::1] out,
                          int8[::1] sides, int64_t[:, ::1] ib, double[::1] fb,
                          uchar[:, ::1] bb, double[:, ::1] kv):
-    """``rpart_split._categorical_best``: ``c`` the (levels + 1) x K class counts (the last
+    """``_categorical_best``, for tests: ``c`` the (levels + 1) x K class counts (the last
     row the node's), ``t`` the levels + 1 totals; ib (2 x levels), fb, bb (2 x levels,
-    bool) and kv (3 x K) are its scratch, as numba's."""
+    bool) and kv (3 x K) are its scratch."""
     cdef Scratch sc
     cdef int zd = 0, failed = 0
     cdef Py_ssize_t lmax = ib.shape[1]
@@ -761,7 +756,8 @@ cdef void _surrogate_numeric(const double[:, ::1] vals, const double[:] w,
                              const int8[:] dirs, const int64_t[:, ::1] order, Py_ssize_t j,
                              Py_ssize_t start, Py_ssize_t nn, double* out,
                              Scratch* sc) noexcept nogil:
-    """(``rpart_split._surrogate_numeric``)"""
+    """Best surrogate cut of numeric feature j for the primary directions ``dirs``: ``out``
+    as ``node_surrogates``' ``out[j]``, agreement -1 when the feature gives none."""
     cdef const int64_t* orow = &order[j, start]
     cdef const double* vrow = &vals[j, start]
     cdef double* xs = sc.xs
@@ -828,7 +824,7 @@ cdef void _surrogate_tallies(const double[:, ::1] XC, const int64_t[:] cat_cols,
                              const int64_t[:, ::1] order, Py_ssize_t start, Py_ssize_t nn,
                              double[:, ::1] WL, double[:, ::1] WR, int64_t[:, ::1] NL,
                              int64_t[:, ::1] NR) noexcept nogil:
-    """(``rpart_split.surrogate_tallies``)"""
+    """``surrogate_tallies`` (rows of weight 0 or no direction skipped)."""
     cdef Py_ssize_t m = cat_cols.shape[0], c, i, lv
     cdef const int64_t* orow
     cdef const double* xrow
@@ -871,7 +867,10 @@ cdef void _surrogate_tallies(const double[:, ::1] XC, const int64_t[:] cat_cols,
 cdef void _surrogate_categorical(const double* wl_l, const double* wr_l,
                                  const int64_t* nl_l, const int64_t* nr_l, Py_ssize_t nlev,
                                  double* out, int8* sides, Py_ssize_t lmax) noexcept nogil:
-    """(``rpart_split._surrogate_categorical``)"""
+    """Best surrogate of a categorical feature from its per-level tallies: each level with
+    rows goes to the side that got more of its weight (a tie: left only when the node's left
+    weight is larger), ``sides`` its levels' sides (0 absent); ``out`` as
+    ``_surrogate_numeric``'s, agreement -1 unless >= 2 rows agree and >= 2 disagree."""
     cdef double wl = 0.0, wr = 0.0, agree = 0.0
     cdef long long n_agree = 0, n_dis = 0
     cdef Py_ssize_t lv
@@ -905,7 +904,7 @@ def surrogate_tallies(const double[:, ::1] XC, const int64_t[:] cat_cols, const 
                       Py_ssize_t nn, double[:, ::1] WL, double[:, ::1] WR, int64_t[:, ::1] NL,
                       int64_t[:, ::1] NR):
     """Per-level weights and rows sent left / right by the primary, for every categorical
-    feature, in one pass over the node's rows (``rpart_split.surrogate_tallies``)."""
+    feature, in one pass over the node's rows."""
     with nogil:
         _surrogate_tallies(XC, cat_cols, w, dirs, order, start, nn, WL, WR, NL, NR)
 
@@ -1074,7 +1073,7 @@ cdef void _partition(char* order, Py_ssize_t os0, Py_ssize_t os1, char* vals,
                      Py_ssize_t bs0, Py_ssize_t bs1, char* vbuffer, Py_ssize_t vbs0,
                      Py_ssize_t vbs1, const char* keep, Py_ssize_t ks,
                      Py_ssize_t* n_left_out, Py_ssize_t* n_right_out) noexcept nogil:
-    """(``rpart_split.partition_segments``) on arrays given by their data and byte
+    """``partition_segments`` on arrays given by their data and byte
     strides: order, buffer int64 and vals, vbuffer float64 (features x rows), dirs int8
     (rows), keep bool (features)."""
     cdef Py_ssize_t f, pos, nr, ns, p, k, n_left = 0, n_right = 0
@@ -1203,7 +1202,7 @@ def cv_walk(const double[:, :] X, const int64_t[:] rows, const double[:] betas,
                 out[i, k] = node_yval[node]
 
 
-# -- one cross-validation fold's tree (rpart_fold) --------------------------------------
+# -- one cross-validation fold's tree ---------------------------------------------------
 cdef inline void _store_spec(Py_ssize_t s, Py_ssize_t f, bint is_cat, const double* o,
                              const int8* srow, Py_ssize_t lmax, int64_t[:] sp_feat,
                              uchar[:] sp_cat, double[:] sp_cut, uchar[:] sp_lt,
@@ -1600,13 +1599,13 @@ def fold_segments(const int64_t[:, ::1] full_order, const double[:, :] X,
                     k += 1
 
 
-# -- the anova split search (rpart_anova) -----------------------------------------------
+# -- the anova split search -------------------------------------------------------------
 cdef void _anova_tallies(const double[:, ::1] XC, const int64_t[:] cat_cols,
                          const double[:] y, const double[:] w, const int64_t[:, ::1] order,
                          Py_ssize_t start, Py_ssize_t nn, double center,
                          double[:, :, ::1] S, double[:, ::1] T, int64_t[:, ::1] ROWS,
                          int64_t[:] COUNT) noexcept nogil:
-    """(``rpart_anova.anova_tallies``)"""
+    """``anova_tallies``."""
     cdef Py_ssize_t m = cat_cols.shape[0], c, i, lv, k
     cdef const int64_t* orow
     cdef const double* xrow
@@ -1645,7 +1644,8 @@ cdef void _anova_numeric(const double[:, ::1] vals, const double[:] y, const dou
                          const int64_t[:, ::1] order, Py_ssize_t j, Py_ssize_t start,
                          Py_ssize_t nn, long long minbucket, double center, double node_ss,
                          double* out, Scratch* sc, int* zd) noexcept nogil:
-    """(``rpart_anova._anova_numeric``)"""
+    """Best anova cut of numeric feature j; out = (improve, cut, left_lt, count), improve -1
+    if none."""
     cdef const int64_t* orow = &order[j, start]
     cdef const double* vrow = &vals[j, start]
     cdef double* xs = sc.xs
@@ -1713,8 +1713,9 @@ cdef void _anova_categorical(const double* s, Py_ssize_t ss, const double* t,
                              long long minbucket, double node_ss, double* out, int8* sides,
                              Py_ssize_t lmax, int64_t* perm, double* means,
                              int* zd) noexcept nogil:
-    """(``rpart_anova._anova_categorical``): ``s[level * ss]`` the per-level sums
-    (``S[c, level, 0]``), ``t`` the per-level weights."""
+    """Best prefix of the present levels ordered by mean (ties: level order), the prefix
+    (smaller means) left: ``s[level * ss]`` the per-level sums (``S[c, level, 0]``), ``t``
+    the per-level weights."""
     cdef Py_ssize_t npres = 0, lv, k, best_k
     cdef long long ntot = 0, nl
     cdef double s_tot = 0.0, w_tot = 0.0, s_l, w_l, s_r, w_r, best, score
@@ -1773,8 +1774,9 @@ def anova_tallies(const double[:, ::1] XC, const int64_t[:] cat_cols, const doub
                   const double[:] w, const int64_t[:, ::1] order, Py_ssize_t start,
                   Py_ssize_t nn, double center, double[:, :, ::1] S, double[:, ::1] T,
                   int64_t[:, ::1] ROWS, int64_t[:] COUNT):
-    """Per-level sums of every categorical feature at a node, in one pass over its rows
-    (``rpart_anova.anova_tallies``)."""
+    """Per-level sums of every categorical feature at a node, in one pass over its rows:
+    ``S[c, level, 0]`` the sum of w (y - center), ``T`` the sum of w, ``ROWS`` the rows of
+    weight > 0 and ``COUNT[c]`` the rows with the feature present."""
     with nogil:
         _anova_tallies(XC, cat_cols, y, w, order, start, nn, center, S, T, ROWS, COUNT)
 
@@ -1819,7 +1821,7 @@ def anova_best_splits(const double[:, ::1] vals, const double[:, ::1] XC,
     _raise_if(zd, failed)
 
 
-# numba's names for the test hooks above (tests/test_rpart_learner.py imports them from
-# rpart_split); the C functions of the same names stay module-internal
+# the test hooks above under the private kernels' names (tests/test_rpart_learner.py
+# imports them); the C functions of the same names stay module-internal
 globals().update(_parent_term=_parent_term_py, _subset_improve=_subset_improve_py,
                  _categorical_best=_categorical_best_py)

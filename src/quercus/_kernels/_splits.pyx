@@ -1,15 +1,12 @@
 # cython: language_level=3
-"""The exact CART classifier's kernels, compiled (issue 39): impurities and the split proxy,
-class weights and counts, the sorted sweep over numeric features (in parallel over
-features), categorical subset and ordered splits, random cuts, the stable partition of the
-presorted orders, the schema's finite check, the stable radix argsort and the binning of
-numeric columns for the histogram splitter.
+"""The exact CART classifier's kernels, compiled: impurities and the split proxy, class
+weights and counts, the sorted sweep over numeric features (in parallel over features),
+categorical subset and ordered splits, random cuts, the stable partition of the presorted
+orders, the schema's finite check, the stable radix argsort and the binning of numeric
+columns for the histogram splitter.
 
-The Cython port of ``impurity.py``, ``class_counts.py``, ``finite.py``, ``partition.py``,
-``split_numeric.py``, ``split_categorical.py``, ``split_random.py``, ``radix_sort.py`` and
-``binning.py`` (see their docstrings for what each kernel computes and why): the same
-public functions with the same arguments and results, the same floating-point operations
-in the same order.
+They compute exactly what the numba build (commit b87f659) did, with the same floating-point
+operations in the same order, checked by tests/test_kernel_fixtures.py.
 
 What the callers pass (``splitting/cart.py``, ``hist.py``, ``multi_output.py``,
 ``regression.py``, ``binning.py``, ``data/schema.py``, ``dask/_worker.py``): C-contiguous
@@ -19,7 +16,7 @@ binning and the finite check; int32 class codes; float64 weights; the sorted ord
 int64; category counts as int64; category maps as int32; boolean outputs as numpy bools
 (read and written as bytes); bins as uint8 or uint16.
 
-numba's stable argsort (``kind="mergesort"``) orders floats by ``<`` with NaN last, ties
+numpy's stable argsort (``kind="mergesort"``) orders floats by ``<`` with NaN last, ties
 kept in position: a strict weak order, so any stable sort gives its permutation (a merge
 sort here).
 """
@@ -50,8 +47,7 @@ ENTROPY = 1
 #: Consecutive sorted values closer than this are treated as equal (no cut between them),
 #: as scikit-learn's FEATURE_THRESHOLD does.
 FEATURE_THRESHOLD = 1e-7
-#: Rows x features of a node below which its per-feature kernels run on one thread
-#: (``partition.py``).
+#: Rows x features of a node below which its per-feature kernels run on one thread.
 PARALLEL_MIN_WORK = 30_000
 #: Up to this many categories present at a node, every subset is evaluated.
 MAX_EXHAUSTIVE_CATEGORIES = 10
@@ -82,7 +78,7 @@ ctypedef fused bin_t:
 ctypedef unsigned char uchar
 
 
-# -- impurity.py -----------------------------------------------------------------------------
+# -- impurities, the split proxy, monotonic constraints, class weights -----------------------
 def impurity_of(class_weights, int criterion):
     """Gini impurity or Shannon entropy (base 2) of one vector of class weights."""
     cdef const double[::1] c
@@ -97,7 +93,7 @@ def split_proxy(const double[::1] left, const double[::1] right, double weight_l
                 double weight_right, int criterion):
     """A score that orders candidate splits of one node as their impurity decrease does."""
     if criterion == C_GINI and (weight_left == 0.0 or weight_right == 0.0):
-        raise ZeroDivisionError("division by zero")  # as numba's
+        raise ZeroDivisionError("division by zero")
     return _split_proxy(&left[0], &right[0], left.shape[0], weight_left, weight_right,
                         criterion)
 
@@ -106,7 +102,7 @@ def monotone_ok(const double[::1] left, const double[::1] right, double weight_l
                 double weight_right, double cst, double lower, double upper):
     """Whether a split respects a monotonic constraint ``cst`` on the share of class 1."""
     if weight_left == 0.0 or weight_right == 0.0:
-        raise ZeroDivisionError("division by zero")  # as numba's
+        raise ZeroDivisionError("division by zero")
     return bool(_monotone_ok(&left[0], &right[0], weight_left, weight_right, cst, lower,
                              upper))
 
@@ -141,7 +137,7 @@ def node_class_weights(const int32_t[::1] y, const double[::1] sample_weight, ro
                                 out.shape[0])
 
 
-# -- class_counts.py -------------------------------------------------------------------------
+# -- class counts per node slot, and rows moved down a level (Dask) --------------------------
 def add_class_counts(const bin_t[:, ::1] binned, const int32_t[::1] y,
                      const int32_t[::1] hist_index, count_t[:, :, :, ::1] out):
     """out[h, f, b, k] += 1 for every row r with h = hist_index[r] >= 0, b = binned[f, r]
@@ -190,7 +186,7 @@ def descend(int32_t[::1] nodes, const bin_t[:, ::1] binned, const int32_t[::1] f
             nodes[r] = s
 
 
-# -- finite.py -------------------------------------------------------------------------------
+# -- the schema's finite check ---------------------------------------------------------------
 def count_nonfinite_rows(const float_t[:, ::1] X):
     """The numbers of rows of the matrix X holding an infinite value, and holding NaN."""
     cdef Py_ssize_t n_rows = X.shape[0], n_cols = X.shape[1], i, j
@@ -210,7 +206,7 @@ def count_nonfinite_rows(const float_t[:, ::1] X):
     return n_inf, n_nan
 
 
-# -- partition.py ----------------------------------------------------------------------------
+# -- routing, and the stable partition of the presorted orders -------------------------------
 cdef inline void _route_numeric(const double* X, Py_ssize_t stride, const index_t* rows,
                                 Py_ssize_t n, Py_ssize_t feature, double threshold,
                                 bint missing_left, uchar* out_left) noexcept nogil:
@@ -353,7 +349,7 @@ def partition_orders_serial(order, Py_ssize_t start, Py_ssize_t end,
     return _partition(order, start, end, goes_left, buffer, False)
 
 
-# -- split_numeric.py ------------------------------------------------------------------------
+# -- the sorted sweep over numeric features --------------------------------------------------
 def _midpoint(double low, double high):
     """The threshold between two sorted values (``low`` when the mean rounds up to
     ``high`` or overflows)."""
@@ -552,7 +548,9 @@ def best_numeric_splits(X, y, sample_weight, order, Py_ssize_t start, Py_ssize_t
                         double lower, double upper, out_proxy, out_threshold,
                         out_missing_left):
     """Best cut of ``order[f, start:end]`` (int32 or int64) for each feature ``f`` in
-    ``features``, features over threads (see ``split_numeric.best_numeric_splits``)."""
+    ``features``, features over threads: every cut between distinct consecutive values,
+    the missing rows sent right and then left, plus the cut that sends exactly the missing
+    rows right; the first cut (in that order) with the largest proxy wins."""
     _numeric_splits(X, y, sample_weight, order, start, end, features, n_classes, criterion,
                     min_samples_leaf, min_weight_leaf, monotonic, lower, upper, out_proxy,
                     out_threshold, out_missing_left, True)
@@ -569,7 +567,7 @@ def best_numeric_splits_serial(X, y, sample_weight, order, Py_ssize_t start, Py_
                     out_threshold, out_missing_left, False)
 
 
-# -- split_random.py -------------------------------------------------------------------------
+# -- random cuts -----------------------------------------------------------------------------
 cdef void _random_splits(const double* X, Py_ssize_t stride, const int32_t* y,
                          const double* sample_weight, const index_t* order,
                          Py_ssize_t order_stride, Py_ssize_t start, Py_ssize_t end,
@@ -656,8 +654,10 @@ def random_numeric_splits(
     double lower, double upper, double[::1] out_proxy, double[::1] out_threshold,
     uchar[::1] out_missing_left,
 ):
-    """Score one random cut per feature of ``order[f, start:end]`` (int32 or int64; see
-    ``split_random.random_numeric_splits``)."""
+    """Score one random cut per feature of ``order[f, start:end]`` (int32 or int64): that of
+    ``features[i]`` is ``low + uniforms[i] * (high - low)`` between the node's smallest and
+    largest known value (``low`` if that lands on ``high``), as scikit-learn draws it, none
+    when they are within FEATURE_THRESHOLD; missing values are tried right, then left."""
     cdef Py_ssize_t m = features.shape[0]
     cdef const int32_t[:, ::1] o32
     cdef const int64_t[:, ::1] o64
@@ -687,7 +687,7 @@ def random_numeric_splits(
                            &out_missing_left[0], scratch)
 
 
-# -- split_categorical.py --------------------------------------------------------------------
+# -- categorical splits: subsets and ordered prefixes ----------------------------------------
 def present_codes(const count_t[::1] counts, Py_ssize_t n_codes):
     """The category codes among the first ``n_codes`` with rows at the node, ascending."""
     present = np.empty(n_codes, dtype=np.int64)
@@ -747,7 +747,7 @@ def category_class_weights(const double[:, ::1] X, const int32_t[::1] y,
 
 
 cdef inline bint _lt(double a, double b) noexcept nogil:
-    """numba's order of floats: ``<``, NaN after every number."""
+    """numpy's sort order of floats: ``<``, NaN after every number."""
     return a < b or (isnan(b) and not isnan(a))
 
 
@@ -876,9 +876,11 @@ cdef double _best_ordered_prefix(const int64_t* present, Py_ssize_t m, const dou
                                  Py_ssize_t min_samples_leaf, double min_weight_leaf,
                                  uchar* out_best_left, int64_t* out_n, bint* out_missing_left,
                                  double* floats, int64_t* ints) noexcept nogil:
-    """Breiman's ordered search (see ``split_categorical._best_ordered_prefix``). Returns the
-    proxy; ``out_n``: (n_left, n_right); flags the best prefix's categories.
-    ``floats``: m + (m + 1) * n_classes + 3 * n_classes; ``ints``: (m + 1) + 3 * m + 1."""
+    """Breiman's ordered search: for each class, every prefix of the present categories
+    sorted by its share tried as the left side (weights from prefix and suffix sums, so an
+    empty side weighs exactly 0). Returns the proxy; ``out_n``: (n_left, n_right); flags
+    the best prefix's categories. ``floats``: m + (m + 1) * n_classes + 3 * n_classes;
+    ``ints``: (m + 1) + 3 * m + 1."""
     cdef double* share = floats
     cdef double* suffix = share + m
     cdef double* left = suffix + (m + 1) * n_classes
@@ -959,8 +961,9 @@ cdef double _best_ordered_prefix(const int64_t* present, Py_ssize_t m, const dou
 def best_subset_split(const double[:, ::1] weights, const int64_t[::1] counts, int criterion,
                       Py_ssize_t min_samples_leaf, double min_weight_leaf,
                       int32_t[::1] out_branch):
-    """Best subset split from per-category class weights (see
-    ``split_categorical.best_subset_split``). Returns ``(proxy, missing_left)``."""
+    """Best subset split from per-category class weights (``category_class_weights``):
+    ``out_branch`` gets 0 (left) or 1 (right) per category code, absent categories following
+    the larger side. Returns ``(proxy, missing_left)``, proxy -inf when no valid split."""
     cdef Py_ssize_t n_codes = counts.shape[0] - 1
     cdef Py_ssize_t n_classes = weights.shape[1]
     cdef int64_t n_missing = counts[n_codes]
@@ -1045,7 +1048,7 @@ def best_subset_split(const double[:, ::1] weights, const int64_t[::1] counts, i
     return best, bool(best_missing_left)
 
 
-# -- radix_sort.py ---------------------------------------------------------------------------
+# -- radix sorts and the stable argsort ------------------------------------------------------
 def sort_keys(values):
     """Unsigned keys in the order of the values: NaN largest, -0.0 as 0.0."""
     cdef const double[::1] v = np.ascontiguousarray(values, dtype=np.float64)
@@ -1059,8 +1062,8 @@ def sort_keys(values):
 
 def lsd_sort(keys, order):
     """Sort ``keys`` by LSD radix, and ``order`` alongside when it has their length (empty:
-    the keys alone). Returns the sorted ``(keys, order)`` (copies; numba's sorted its
-    inputs as scratch)."""
+    the keys alone). Returns the sorted ``(keys, order)`` (copies: the inputs are left as
+    they are)."""
     sorted_keys = np.array(keys, dtype=np.uint64, copy=True)
     sorted_order = np.array(order, dtype=np.int64, copy=True)
     cdef uint64_t[::1] k = sorted_keys
@@ -1133,7 +1136,7 @@ def argsort_columns(const double[:, ::1] X, index_t[:, ::1] out):
         raise MemoryError()
 
 
-# -- binning.py ------------------------------------------------------------------------------
+# -- binning: rows to bins, sample columns, sorted distinct values ---------------------------
 cdef inline Py_ssize_t _bin_of(double v, const double* edges, Py_ssize_t lo,
                                Py_ssize_t n_edges, double low, double scale, double top,
                                const int32_t* grid, Py_ssize_t steps) noexcept nogil:
@@ -1143,7 +1146,7 @@ cdef inline Py_ssize_t _bin_of(double v, const double* edges, Py_ssize_t lo,
     if steps > 0:
         x = (v - low) * scale  # NaN for an infinite v on a grid of no width: cell 0
         if x > 0.0:
-            x = x if x < top else top  # numba's min(x, top): the first unless top is less
+            x = x if x < top else top  # Python's min(x, top): the first unless top is less
         else:
             x = 0.0
         cell = <Py_ssize_t> x - 1
@@ -1190,8 +1193,11 @@ def bin_columns(const float_t[:, ::1] X, const double[::1] edges,
                 const double[::1] grid_low, const double[::1] grid_scale,
                 const int32_t[:, ::1] grid_start, const int64_t[::1] steps,
                 const uchar[::1] categorical, Py_ssize_t missing_bin, bin_t[:, ::1] out):
-    """out[f, r] = bin of X[r, f] (see ``binning.bin_columns``); X is row-major, rows in
-    blocks over threads."""
+    """out[f, r] = bin of X[r, f]: the number of edges below the value (value <= edges[j]
+    falls in bin j), ``missing_bin`` for NaN; feature f's edges are ``edges[edge_start[f]:
+    edge_start[f] + n_edges[f]]``, its grid (``binning.bin_layout``) finds a value's
+    neighbourhood; a categorical feature's code is its bin. X is row-major, rows in blocks
+    over threads."""
     cdef Py_ssize_t n_rows = X.shape[0], n_features = X.shape[1]
     cdef Py_ssize_t n_blocks = (n_rows + C_ROWS_PER_BLOCK - 1) // C_ROWS_PER_BLOCK
     cdef Py_ssize_t cells = grid_start.shape[1], block, start, end, f
@@ -1289,8 +1295,8 @@ cdef int64_t _sorted_distinct_column(const double* column, Py_ssize_t n,
 
 def sorted_distinct(const double[:, ::1] columns, double[:, ::1] out, int64_t[::1] counts):
     """For each row f of ``columns``: its distinct values other than NaN, increasing, in
-    ``out[f, :counts[f]]``; a column holding -0.0 gets ``counts[f] = -1`` (see
-    ``binning.sorted_distinct``)."""
+    ``out[f, :counts[f]]``; a column holding -0.0 gets ``counts[f] = -1`` (which
+    of two equal zeros ``np.unique`` keeps depends on numpy's sort: the caller asks numpy)."""
     cdef Py_ssize_t n_columns = columns.shape[0], n = columns.shape[1], f
     if n_columns == 0:
         return
