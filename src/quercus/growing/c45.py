@@ -33,7 +33,7 @@ from .._kernels._c45 import (
     split_rows,
     store_scalars,
 )
-from .._kernels._openmp import max_threads as kernel_threads
+from .._kernels._openmp import max_threads
 from ..splitting.c45 import AttributeInfo
 from ..splitting.c45_binary import binary_category_map
 from ..tree import CATEGORICAL, LEAF, NUMERIC, Tree, TreeRecorder
@@ -182,7 +182,7 @@ def grow_c45(X, y, weights, X_full, info: AttributeInfo, *, max_depth=None,
     # compiling the parallel path's kernels
     n_threads = 1
     if columns.values.shape[1] * max(numeric_features.size, 1) >= PARALLEL_MIN_WORK:
-        n_threads = kernel_threads()
+        n_threads = max_threads()
     if n_threads > 1:
         reporter.add(grow_largest_first(*arguments(nodes, frontier), PARALLEL_MIN_WORK))
     if n_threads == 1:

@@ -17,8 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._kernels._c45 import PARALLEL_MIN_WORK, copy_store
-from .._kernels._openmp import limited
-from ..growing.c45 import kernel_threads
+from .._kernels._openmp import limited, max_threads
 from ..learners import Settings, grow_c45_collapsed, prune_c45
 from ..tree import Tree
 
@@ -79,10 +78,6 @@ def _choose(accuracy: np.ndarray, leaves: np.ndarray, rank: np.ndarray) -> int:
     return int(tied[np.argmin(rank.ravel()[tied])])  # argmin: the first of equal ranks
 
 
-def _all_threads() -> int:
-    return kernel_threads()
-
-
 @contextmanager
 def _threads(n_threads: int):
     """Run the block on at most ``n_threads`` of OpenMP's threads (waking threads for a small
@@ -92,7 +87,7 @@ def _threads(n_threads: int):
 
 
 def _accuracy(tree: Tree, X, y, weights, tie_rtol: float) -> float:
-    with _threads(1 if X.shape[0] < PREDICT_MIN_ROWS else _all_threads()):
+    with _threads(1 if X.shape[0] < PREDICT_MIN_ROWS else max_threads()):
         correct = tree.predict_codes(X, tie_rtol) == y
     total = weights.sum()
     return float(np.dot(correct, weights) / total) if total > 0 else float(correct.mean())
@@ -115,7 +110,7 @@ def select_c45_pruning(X, y, weights, schema, n_classes: int, settings: Settings
                          f"(one per fold); got {n_known}")
     folds = stratified_folds(y, n_folds, rng)
     small = X.shape[0] * max(X.shape[1], 1) < PARALLEL_MIN_WORK  # one thread throughout
-    with _threads(1 if small else _all_threads()):
+    with _threads(1 if small else max_threads()):
         table, best_params = _search(X, y, weights, schema, n_classes, settings, folds,
                                      leaf_sizes, confidences, n_folds, tie_rtol, progress)
     return C45Selection(table, best_params)

@@ -10,7 +10,7 @@ from functools import cached_property
 import numpy as np
 
 from .._kernels._hist import fill_histograms, grow_subtree, partition_by_bin, scan_histograms
-from .._kernels._openmp import max_threads as kernel_threads
+from .._kernels._openmp import max_threads
 from .._kernels._splits import best_subset_split
 from ..binning import BinMapper
 from ..tree import CATEGORICAL, LEAF, NUMERIC, Tree
@@ -106,7 +106,7 @@ class HistSplitter(SplitterBase):
         counts = np.empty(shape, dtype=np.int64)
         n_blocks = 1
         if (end - start) * shape[0] >= PARALLEL_MIN_WORK:
-            n_blocks = min(kernel_threads(), shape[0])
+            n_blocks = min(max_threads(), shape[0])
         # weights that depend only on the class: hist holds class counts (exact, order-free)
         if self.class_factor is None:
             weights, tally = self.sample_weight, np.empty((0, 0, 0), dtype=np.int32)

@@ -32,9 +32,10 @@ from .._kernels._hist import (
     partition_ordered,
     scan_sum_histograms,
 )
+from .._kernels._openmp import max_threads
 from .._kernels._regression import best_mean_ordered_split
 from .exact_sums import SumLayout, layout_of
-from .hist import HistSplitter, _Siblings, kernel_threads
+from .hist import HistSplitter, _Siblings
 from .regression import RegressionNodes, class_free_options
 
 # From this many (rows x features) a node's histograms are filled on every thread, a block
@@ -141,7 +142,7 @@ class RegressionHistSplitter(RegressionNodes, HistSplitter):
         hist = np.empty((n_features, self.missing_bin + 1, self._n_sums + 1), dtype=np.int64)
         n_blocks = 1
         if (end - start) * n_features >= PARALLEL_MIN_CELLS:
-            n_blocks = min(kernel_threads(), n_features)
+            n_blocks = min(max_threads(), n_features)
         fill_ordered_histograms(self._bins[k], self._limbs[k], start, end, self._n_sums,
                                 hist, n_blocks)
         return hist
